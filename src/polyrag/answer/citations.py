@@ -1,0 +1,85 @@
+"""Find the [n] markers in an answer, check them against the evidence, and judge support."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from polyrag.answer.evidence import Evidence, content_words
+from polyrag.types import REFUSAL
+
+_MARKER = re.compile(r"\[(\d+(?:\s*[,;–-]\s*\d+)*)\]")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_REFUSAL_SIGNS = (
+    "cannot find this information",
+    "can't find this information",
+    "cannot find the information",
+    "not in the provided sources",
+    "do not contain",
+    "does not contain",
+    "don't contain",
+    "no information",
+    "not mentioned",
+    "not provided in",
+    "cannot be determined",
+    "is not specified",
+)
+
+
+def cited_numbers(answer: str, available: int) -> list[int]:
+    """Marker numbers in order of first use, keeping only those that name real evidence."""
+    seen: list[int] = []
+    for match in _MARKER.finditer(answer):
+        for part in re.split(r"\s*[,;]\s*", match.group(1)):
+            bounds = re.split(r"\s*[–-]\s*", part)
+            numbers = range(int(bounds[0]), int(bounds[-1]) + 1) if len(bounds) == 2 else [
+                int(bounds[0])
+            ]
+            for n in numbers:
+                if 1 <= n <= available and n not in seen:
+                    seen.append(n)
+    return seen
+
+
+def strip_markers(answer: str, available: int) -> str:
+    """Remove markers that point at no evidence (a model's invented [7] of 5)."""
+
+    def keep(match: re.Match[str]) -> str:
+        return match.group(0) if cited_numbers(match.group(0), available) else ""
+
+    return _MARKER.sub(keep, answer).strip()
+
+
+def is_refusal(answer: str) -> bool:
+    text = " ".join(answer.lower().split())
+    if not text:
+        return True
+    return text.startswith(REFUSAL.lower()[:25]) or any(s in text for s in _REFUSAL_SIGNS)
+
+
+def support(answer: str, passages: Sequence[str]) -> float:
+    """Share of the answer's meaningful words found in the passages; 0 when a number is not.
+
+    Numbers and dates are the facts a small model most often makes up, so one that appears in
+    no passage makes the whole answer unsupported.
+    """
+    body = _MARKER.sub(" ", answer)
+    joined = " ".join(passages).lower()
+    for number in _NUMBER.findall(body):
+        if number.replace(",", "") not in joined.replace(",", ""):
+            return 0.0
+    words = content_words(body)
+    if not words:
+        return 1.0
+    found = content_words(joined)
+    return len(words & found) / len(words)
+
+
+def attribute(answer: str, evidence: Sequence[Evidence]) -> list[int]:
+    """When the model forgot its markers: the evidence that shares most words with the answer."""
+    words = content_words(_MARKER.sub(" ", answer))
+    scored = [(len(words & content_words(e.text)), e.n) for e in evidence]
+    best = max((score for score, _ in scored), default=0)
+    if best == 0:
+        return []
+    return [n for score, n in scored if score == best][:2]

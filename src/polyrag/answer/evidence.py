@@ -1,0 +1,88 @@
+"""Retrieved hits → numbered evidence inside a token budget, and its rendering for the prompt."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from polyrag.chunk.sentences import sentence_spans
+from polyrag.types import Chunk, Hit
+
+_WORD = re.compile(r"[\w.%$-]+", re.UNICODE)
+_STOP = frozenset(
+    "a an and are as at be by did do does for from had has have how in is it its of on or "
+    "that the this to was were what when where which who whom whose why with".split()
+)
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-case words that carry meaning (stop words and 1-letter words dropped)."""
+    words = {w.strip(".-").lower() for w in _WORD.findall(text)}
+    return {w for w in words if len(w) > 1 and w not in _STOP}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    n: int
+    chunk: Chunk
+    text: str  # what the prompt shows: the chunk, or its most relevant sentences
+
+
+def label(chunk: Chunk) -> str:
+    where = chunk.locator.describe()
+    name = Path(chunk.path).name
+    return f"{name}, {where}" if where else name
+
+
+def render(evidence: Sequence[Evidence]) -> str:
+    return "\n\n".join(f"[{e.n}] ({label(e.chunk)})\n{e.text}" for e in evidence)
+
+
+def select_evidence(
+    hits: Sequence[Hit], question: str, count_tokens: Callable[[str], int], budget: int
+) -> list[Evidence]:
+    """Take hits in rank order while they fit; trim the one that does not to its best sentences."""
+    chosen: list[Evidence] = []
+    left = budget
+    terms = content_words(question)
+    for hit in hits:
+        header = count_tokens(f"[{len(chosen) + 1}] ({label(hit.chunk)})\n") + 2
+        text = hit.chunk.text
+        cost = header + count_tokens(text)
+        if cost > left:
+            text = _best_sentences(text, terms, count_tokens, left - header)
+            if not text:
+                break
+            cost = header + count_tokens(text)
+        chosen.append(Evidence(len(chosen) + 1, hit.chunk, text))
+        left -= cost
+        if left < 40:
+            break
+    return chosen
+
+
+def _best_sentences(
+    text: str, terms: set[str], count_tokens: Callable[[str], int], budget: int
+) -> str:
+    """The sentences sharing most words with the question that fit, in their original order."""
+    if budget <= 20:
+        return ""
+    separator = "\n" if "\n" in text else " "
+    sentences = [text[a:b] for a, b in sentence_spans(text)]
+    ranked = sorted(
+        range(len(sentences)),
+        key=lambda i: len(terms & content_words(sentences[i])),
+        reverse=True,
+    )
+    keep: list[int] = []
+    used = 0
+    for i in ranked:
+        cost = count_tokens(sentences[i]) + 1
+        if used + cost <= budget:
+            keep.append(i)
+            used += cost
+    if not keep or not terms & content_words(" ".join(sentences[i] for i in keep)):
+        return ""
+    return separator.join(sentences[i] for i in sorted(keep))

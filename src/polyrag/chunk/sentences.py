@@ -1,0 +1,50 @@
+"""Split running text into sentences (and over-long sentences into word runs)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+# A sentence ends at . ! ? (optionally followed by a closing quote or bracket) before
+# whitespace and an upper-case letter, digit or opening quote; line breaks always end one.
+_BOUNDARY = re.compile(r"(?<=[.!?。！？])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9À-Ý])|\n+")
+_ABBREVIATIONS = ("e.g.", "i.e.", "Mr.", "Mrs.", "Ms.", "Dr.", "St.", "vs.", "No.", "Fig.", "U.S.")
+
+
+def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Character spans of the sentences in `text`, without surrounding whitespace."""
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        piece = text[start : match.start()]
+        if match.group(0).strip() == "" and "\n" not in match.group(0):
+            if piece.rstrip().endswith(_ABBREVIATIONS):
+                continue
+        yield from _trimmed(text, start, match.start())
+        start = match.end()
+    yield from _trimmed(text, start, len(text))
+
+
+def _trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    piece = text[start:end]
+    stripped = piece.strip()
+    if stripped:
+        offset = start + (len(piece) - len(piece.lstrip()))
+        yield offset, offset + len(stripped)
+
+
+def split_long(
+    text: str, limit: int, count_tokens: Callable[[str], int]
+) -> Iterator[tuple[int, int]]:
+    """Relative spans of word runs of at most `limit` tokens covering `text`."""
+    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    if not words:
+        return
+    run_start = 0
+    tokens = 0
+    for index, (begin, end) in enumerate(words):
+        cost = count_tokens(text[begin:end])
+        if tokens and tokens + cost > limit:
+            yield words[run_start][0], words[index - 1][1]
+            run_start, tokens = index, 0
+        tokens += cost
+    yield words[run_start][0], words[-1][1]

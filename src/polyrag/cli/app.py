@@ -1,0 +1,246 @@
+"""The command line: a thin layer over the Engine. `polyrag --help` is the reference."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from polyrag.engine import Engine
+from polyrag.errors import PolyragError
+from polyrag.ingest.pipeline import Progress as IngestProgress
+from polyrag.settings import load_settings
+from polyrag.types import Answer
+
+app = typer.Typer(
+    help="Answers from your own documents, with citations. Offline by default.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+sources_app = typer.Typer(help="List or remove indexed sources.", no_args_is_help=True)
+app.add_typer(sources_app, name="sources")
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+HomeOption = Annotated[
+    Path | None,
+    typer.Option("--home", help="The polyrag home (default: $POLYRAG_HOME or ./.polyrag)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
+
+
+@contextmanager
+def engine_for(home: Path | None) -> Iterator[Engine]:
+    """An engine for the chosen home; polyrag errors end the command with one line."""
+    engine: Engine | None = None
+    try:
+        engine = Engine(load_settings(home))
+        yield engine
+    except PolyragError as error:
+        err.print(f"error: {error.one_line()}", markup=False)
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        err.print("interrupted", markup=False)
+        raise typer.Exit(130) from None
+    finally:
+        if engine is not None:
+            engine.close()
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files and folders (recursive).")],
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Index files and folders. Exit 1 when any file failed."""
+    with engine_for(home) as engine:
+        show_bar = not as_json and err.is_terminal
+        with _progress(show_bar) as on_progress:
+            report = engine.ingest(paths, on_progress=on_progress)
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        for item in report.failed:
+            err.print(f"failed: {item['path']}: {item['error']}", markup=False)
+        out.print(
+            f"ingested {len(report.ingested)}, unchanged {len(report.skipped)}, "
+            f"failed {len(report.failed)}",
+            markup=False,
+        )
+    raise typer.Exit(0 if report.ok else 1)
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[IngestProgress], None] | None]:
+    if not enabled:
+        yield None
+        return
+    bar = Progress(
+        TextColumn("[bold]ingesting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.description}"),
+        console=err,
+        transient=True,
+    )
+    task = bar.add_task("", total=None)
+
+    def update(step: IngestProgress) -> None:
+        bar.update(task, completed=step.done, total=step.total, description=Path(step.path).name)
+
+    with bar:
+        yield update
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    k: Annotated[int | None, typer.Option("--k", help="How many hits.")] = None,
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Retrieval only: the best matching passages with where they are."""
+    with engine_for(home) as engine:
+        result = engine.search(query, k=k)
+    hits = [
+        {
+            "rank": rank,
+            "source_id": hit.chunk.source_id,
+            "path": hit.chunk.path,
+            "locator": hit.chunk.locator.to_dict(),
+            "score": round(hit.score, 6),
+            "text": hit.chunk.text,
+        }
+        for rank, hit in enumerate(result.hits, start=1)
+    ]
+    if as_json:
+        timings = {key: round(value, 2) for key, value in result.timings_ms.items()}
+        print_json({"query": query, "hits": hits, "timings_ms": timings})
+        return
+    for hit in hits:
+        where = result.hits[hit["rank"] - 1].chunk.locator.describe()
+        out.print(f"[bold]{hit['rank']}.[/bold] {hit['path']} [dim]{where}[/dim]")
+        out.print("   " + _short(str(hit["text"]), 300), markup=False)
+    out.print(f"[dim]{result.timings_ms['total']:.1f} ms[/dim]")
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="A question in plain language.")],
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Answer from the indexed sources, citing them, or say the answer is not there."""
+    with engine_for(home) as engine:
+        if as_json:
+            print_json(engine.ask(question).to_dict())
+            return
+        answer = engine.ask(question, on_token=_stream_writer())
+        _print_answer(answer, streamed=True)
+
+
+@app.command()
+def chat(home: HomeOption = None) -> None:
+    """Ask questions one after another; follow-ups may refer to earlier turns."""
+    history: list[tuple[str, str]] = []
+    with engine_for(home) as engine:
+        out.print("[dim]Ask a question (empty line or Ctrl-D to quit).[/dim]")
+        while True:
+            try:
+                question = input("> ").strip()
+            except EOFError:
+                break
+            if not question:
+                break
+            answer = engine.ask(question, history=history, on_token=_stream_writer())
+            _print_answer(answer, streamed=True)
+            history.append((question, answer.text))
+
+
+def _stream_writer() -> Callable[[str], None]:
+    def write(piece: str) -> None:
+        sys.stdout.write(piece)
+        sys.stdout.flush()
+
+    return write
+
+
+def _print_answer(answer: Answer, *, streamed: bool) -> None:
+    if streamed:
+        sys.stdout.write("\n")
+    if answer.refused or not streamed:
+        out.print(answer.text, markup=False)
+    if answer.standalone_question:
+        out.print(f"[dim](understood as: {answer.standalone_question})[/dim]")
+    for citation in answer.citations:
+        where = citation.chunk.locator.describe()
+        suffix = f", {where}" if where else ""
+        out.print(f"  [{citation.n}] {citation.chunk.path}{suffix}", markup=False)
+    timings = answer.timings_ms
+    out.print(
+        f"[dim]{answer.provider or 'no model needed'} · "
+        f"{timings.get('total', 0) / 1000:.1f} s[/dim]"
+    )
+
+
+@sources_app.command("list")
+def sources_list(home: HomeOption = None, as_json: JsonOption = False) -> None:
+    """Every indexed file with its id, chunks and status."""
+    with engine_for(home) as engine:
+        entries = engine.sources()
+    if as_json:
+        print_json({"sources": [entry.to_dict() for entry in entries]})
+        return
+    if not entries:
+        out.print("no sources yet: polyrag ingest PATH")
+    for entry in entries:
+        status = "" if entry.status == "indexed" else f" [{entry.status}]"
+        out.print(
+            f"{entry.source_id[:12]}  {entry.chunks:5d} chunks  {entry.path}{status}", markup=False
+        )
+
+
+@sources_app.command("remove")
+def sources_remove(
+    id_or_path: Annotated[str, typer.Argument(help="A source id (or its start) or a path.")],
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Remove a source and every chunk of it from the index."""
+    with engine_for(home) as engine:
+        removed = engine.remove(id_or_path)
+    if as_json:
+        print_json({"removed": [entry.to_dict() for entry in removed]})
+        return
+    for entry in removed:
+        out.print(f"removed {entry.path}", markup=False)
+
+
+def _short(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def main() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""The composition root: the only module that names concrete classes.
+
+Reading `ingest()` and `ask()` top to bottom shows the whole pipeline. Every part is built on
+first use, so `polyrag sources list` never loads a model.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+from polyrag.answer.generator import Answerer
+from polyrag.chunk.chunker import Chunker
+from polyrag.errors import SourceNotFoundError
+from polyrag.index.embed.onnx import OnnxMiniLM
+from polyrag.index.store.lancedb import LanceStore
+from polyrag.ingest.manifest import Entry, Manifest
+from polyrag.ingest.pipeline import Ingestor, IngestReport, Progress
+from polyrag.llm.base import ChatModel
+from polyrag.llm.fallback import FallbackChain
+from polyrag.llm.local import LocalLlamaModel
+from polyrag.llm.remote import OpenAICompatibleModel
+from polyrag.models.files import model_path
+from polyrag.models.registry import MINILM_ONNX, MINILM_TOKENIZER, QWEN_CODER_1_5B
+from polyrag.parse.router import ParserRouter
+from polyrag.retrieve.hybrid import HybridRetriever, RetrievalResult
+from polyrag.settings import Settings, load_settings
+from polyrag.types import REFUSAL, Answer, Filter
+
+SearchMode = Literal["hybrid", "keyword", "vector"]
+
+
+class Engine:
+    """A polyrag home: its index, its manifest and the models that serve it."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or load_settings()
+        self.home = Path(self.settings.home)
+
+    # -- parts, built on first use -------------------------------------------------------------
+
+    @cached_property
+    def embedder(self) -> OnnxMiniLM:
+        cache = self.settings.model_cache
+        return OnnxMiniLM(
+            model_path(MINILM_ONNX, cache),
+            model_path(MINILM_TOKENIZER, cache),
+            batch_size=self.settings.embed.batch_size,
+            threads=self.settings.embed.threads,
+        )
+
+    @cached_property
+    def store(self) -> LanceStore:
+        return LanceStore(self.home / "index", dim=self.embedder.dim)
+
+    @cached_property
+    def manifest(self) -> Manifest:
+        return Manifest(self.home / "manifest.sqlite")
+
+    @cached_property
+    def retriever(self) -> HybridRetriever:
+        return HybridRetriever(self.store, self.embedder, self.settings.retrieve)
+
+    @cached_property
+    def chat(self) -> FallbackChain:
+        providers: list[ChatModel] = [
+            OpenAICompatibleModel(provider) for provider in self.settings.llm.providers
+        ]
+        if self.settings.llm.local.enabled or not providers:
+            providers.append(
+                LocalLlamaModel(
+                    model_path(QWEN_CODER_1_5B, self.settings.model_cache),
+                    self.settings.llm.local,
+                )
+            )
+        return FallbackChain(providers)
+
+    @cached_property
+    def answerer(self) -> Answerer:
+        return Answerer(self.chat, self.settings.answer)
+
+    # -- the pipeline ---------------------------------------------------------------------------
+
+    def ingest(
+        self,
+        paths: Iterable[Path | str],
+        on_progress: Callable[[Progress], None] | None = None,
+    ) -> IngestReport:
+        ingestor = Ingestor(
+            router=ParserRouter(),
+            chunker=Chunker(self.embedder, self.settings.chunk),
+            embedder=self.embedder,
+            store=self.store,
+            manifest=self.manifest,
+            settings=self.settings.ingest,
+        )
+        return ingestor.ingest(paths, on_progress)
+
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        where: Filter | None = None,
+        mode: SearchMode = "hybrid",
+    ) -> RetrievalResult:
+        return self.retriever.search(query, k=k, where=where, mode=mode)
+
+    def ask(
+        self,
+        question: str,
+        history: Sequence[tuple[str, str]] = (),
+        on_token: Callable[[str], None] | None = None,
+        where: Filter | None = None,
+    ) -> Answer:
+        started = time.perf_counter()
+        standalone = self.answerer.standalone(question, history) if history else question
+        retrieved = self.search(standalone, where=where)
+        retrieval_ms = (time.perf_counter() - started) * 1000
+        draft = self.answerer.answer(standalone, retrieved.hits, on_token)
+        timings = {"retrieval": retrieval_ms, "total": (time.perf_counter() - started) * 1000}
+        if draft.first_token_ms is not None:
+            timings["first_token"] = retrieval_ms + draft.first_token_ms
+        return Answer(
+            question=question,
+            text=draft.text if not draft.refused else REFUSAL,
+            refused=draft.refused,
+            citations=draft.citations,
+            provider=draft.provider,
+            timings_ms=timings,
+            standalone_question=standalone if standalone != question else None,
+        )
+
+    # -- sources --------------------------------------------------------------------------------
+
+    def sources(self) -> list[Entry]:
+        return self.manifest.all()
+
+    def remove(self, id_or_path: str) -> list[Entry]:
+        """Forget a source: its manifest rows and every chunk no other path still uses."""
+        entries = self.manifest.find(id_or_path)
+        if not entries:
+            raise SourceNotFoundError(f"no indexed source matches {id_or_path!r}")
+        for entry in entries:
+            self.manifest.remove(entry.path)
+            stale = [
+                sid
+                for sid in {entry.source_id, entry.previous_source_id}
+                if sid and not self.manifest.by_source_id(sid)
+            ]
+            if stale:
+                self.store.delete_sources(stale)
+        return entries
+
+    def describe(self) -> dict[str, Any]:
+        return {"home": str(self.home), "sources": len(self.manifest.all())}
+
+    def close(self) -> None:
+        if "manifest" in self.__dict__:
+            self.manifest.close()

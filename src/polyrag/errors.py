@@ -1,0 +1,86 @@
+"""The one error tree. Each error carries a user-facing hint and whether retrying may help.
+
+Errors are raised where they happen and caught only at the boundaries (CLI, API, the LLM
+fallback chain), which print `str(error)` — one line — and never a traceback.
+"""
+
+from __future__ import annotations
+
+
+class PolyragError(Exception):
+    """Base of every error polyrag raises on purpose."""
+
+    hint: str = ""
+    retryable: bool = False
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        if hint is not None:
+            self.hint = hint
+
+    def one_line(self) -> str:
+        text = " ".join(str(self).split())
+        return f"{text} ({self.hint})" if self.hint else text
+
+
+class ConfigError(PolyragError):
+    hint = "check POLYRAG_* variables and the config.toml in the polyrag home"
+
+
+class ModelFileError(PolyragError):
+    hint = "reinstall the model packages with `make install`"
+
+
+class MissingDependencyError(PolyragError):
+    hint = "install it with `make install`"
+
+
+class ParseError(PolyragError):
+    """A file could not be read into text. The message names the reason, not the file."""
+
+
+class UnsupportedFormatError(ParseError):
+    hint = "supported: PDF, DOCX, PPTX, XLSX, CSV/TSV, HTML, Markdown, plain text"
+
+
+class EncryptedFileError(ParseError):
+    hint = "remove the password protection and ingest it again"
+
+
+class EmptyFileError(ParseError):
+    pass
+
+
+class CorruptFileError(ParseError):
+    pass
+
+
+class IngestError(PolyragError):
+    pass
+
+
+class SourceNotFoundError(PolyragError):
+    hint = "see `polyrag sources list`"
+
+
+class StoreError(PolyragError):
+    pass
+
+
+class LLMError(PolyragError):
+    """A language model failed; `retryable` says whether the next provider should be tried."""
+
+
+class ProviderUnavailableError(LLMError):
+    retryable = True
+    hint = "check the endpoint's URL and that it is running"
+
+
+class ProviderRejectedError(LLMError):
+    """The provider answered with a client error (bad key, bad request): not worth failing over."""
+
+    hint = "check the provider's API key and model name"
+
+
+class AllProvidersFailedError(LLMError):
+    hint = "check the configured providers; the local model needs `make install`"

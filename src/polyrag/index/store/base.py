@@ -1,0 +1,51 @@
+"""The store seam: chunks with vectors, keyword and vector search, atomic replace, delete."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from polyrag.types import Chunk, Filter, Hit
+
+
+class Store(Protocol):
+    """A persistent index of chunks. Every backend passes `tests/contract/test_store.py`."""
+
+    def replace(
+        self, chunks: Sequence[Chunk], vectors: np.ndarray, *, replaces: Sequence[str] = ()
+    ) -> None:
+        """Add `chunks` and delete every chunk of the source ids in `replaces`, as one commit.
+
+        Readers see either the state before or the state after, never a mix. Adding a chunk id
+        that exists overwrites it, so a repeated call is harmless.
+        """
+        ...
+
+    def delete_sources(self, source_ids: Sequence[str]) -> int:
+        """Delete every chunk of these sources; returns how many were deleted."""
+        ...
+
+    def keyword_search(self, query: str, k: int, where: Filter | None = None) -> list[Hit]:
+        """BM25 over chunk text, best first; `score` is the BM25 score."""
+        ...
+
+    def vector_search(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:
+        """Nearest chunks by cosine, best first; `score` and `vector_similarity` are cosines."""
+        ...
+
+    def count(self, where: Filter | None = None) -> int: ...
+
+    def source_ids(self) -> set[str]: ...
+
+    def chunks_of(self, source_id: str) -> list[Chunk]:
+        """Every chunk of a source, in document order."""
+        ...
+
+    def vectors_for(self, texts_by_hash: Sequence[str]) -> dict[str, np.ndarray]:
+        """Stored vectors keyed by the sha256 of their chunk text, for the hashes given.
+
+        Lets ingestion skip re-embedding text that is already indexed.
+        """
+        ...

@@ -1,0 +1,158 @@
+"""One typed settings tree.
+
+Sources, strongest first: constructor arguments, environment variables `POLYRAG_*` (nested with
+`__`, e.g. `POLYRAG_RETRIEVE__RRF_K=30`), the TOML file `config.toml` in the polyrag home (or the
+file named by `POLYRAG_CONFIG`), then the named preset's defaults.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from polyrag.errors import ConfigError
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ChunkSettings(_Section):
+    max_tokens: int = Field(200, ge=32, le=256, description="Embedder tokens per chunk (≤256).")
+    overlap_tokens: int = Field(32, ge=0, le=128, description="Tokens shared by neighbours.")
+    table_max_tokens: int = Field(
+        256, ge=64, le=256, description="Tokens per table chunk; longer tables are split by rows."
+    )
+
+
+class EmbedSettings(_Section):
+    batch_size: int = Field(32, ge=1, le=512, description="Passages per ONNX run.")
+    threads: int = Field(0, ge=0, description="ONNX intra-op threads; 0 = all cores.")
+
+
+class RetrieveSettings(_Section):
+    k: int = Field(6, ge=1, le=100, description="Hits returned by search and given to the LLM.")
+    candidates: int = Field(40, ge=1, le=1000, description="Hits each retriever contributes.")
+    rrf_k: float = Field(60.0, gt=0, description="Reciprocal rank fusion constant.")
+    keyword_weight: float = Field(1.0, ge=0, description="Weight of the BM25 list in fusion.")
+    vector_weight: float = Field(1.0, ge=0, description="Weight of the vector list in fusion.")
+
+
+class AnswerSettings(_Section):
+    context_tokens: int = Field(1100, ge=200, description="LLM tokens of evidence in the prompt.")
+    max_answer_tokens: int = Field(200, ge=16, description="Longest answer generated.")
+    temperature: float = Field(0.0, ge=0, le=2)
+    min_similarity: float = Field(
+        0.25,
+        ge=-1,
+        le=1,
+        description="Refuse without calling the LLM when the best hit's cosine similarity "
+        "to the question is below this (calibrated on office-qa and SQuAD 2.0).",
+    )
+    history_turns: int = Field(10, ge=0, description="Chat turns used to rewrite follow-ups.")
+
+
+class ProviderSettings(_Section):
+    """An OpenAI-compatible endpoint (Groq, Gemini, Ollama, vLLM, OpenAI, llama.cpp server)."""
+
+    name: str = Field(description="Label recorded on every answer it produces.")
+    base_url: str = Field(description="e.g. http://127.0.0.1:11434/v1")
+    model: str = Field(description="Model name the endpoint expects.")
+    api_key: str = Field("none", description="Key; local servers accept any value.")
+    api_key_env: str | None = Field(None, description="Read the key from this variable instead.")
+    timeout_s: float = Field(60.0, gt=0, description="Seconds before a request is abandoned.")
+
+    def resolved_key(self) -> str:
+        if self.api_key_env:
+            return os.environ.get(self.api_key_env, "")
+        return self.api_key
+
+
+class LocalLLMSettings(_Section):
+    enabled: bool = Field(True, description="Keep the embedded model as the chain's last resort.")
+    context_window: int = Field(4096, ge=512, description="llama.cpp context length (tokens).")
+    threads: int = Field(0, ge=0, description="CPU threads; 0 = all cores.")
+
+
+class LLMSettings(_Section):
+    providers: list[ProviderSettings] = Field(
+        default_factory=list, description="Remote endpoints, tried in order before the local one."
+    )
+    local: LocalLLMSettings = Field(default_factory=LocalLLMSettings)
+
+
+class IngestSettings(_Section):
+    max_file_mb: float = Field(512, gt=0, description="Larger files are refused.")
+
+
+Preset = Literal["offline", "quality"]
+
+_PRESETS: dict[str, dict[str, Any]] = {
+    "offline": {},
+    # A configured cloud model reads more evidence quickly, so give it more.
+    "quality": {"retrieve": {"k": 10}, "answer": {"context_tokens": 3000}},
+}
+
+
+class Settings(BaseSettings):
+    """Everything polyrag can be told. See each field's description."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="POLYRAG_", env_nested_delimiter="__", extra="forbid", frozen=True
+    )
+
+    home: Path = Field(Path(".polyrag"), description="Where the index, manifest and caches live.")
+    models_dir: Path | None = Field(
+        None, description="Cache of assembled model files; default: <home>/models."
+    )
+    preset: Preset = Field("offline", description="Named defaults: offline or quality.")
+    chunk: ChunkSettings = Field(default_factory=ChunkSettings)
+    embed: EmbedSettings = Field(default_factory=EmbedSettings)
+    retrieve: RetrieveSettings = Field(default_factory=RetrieveSettings)
+    answer: AnswerSettings = Field(default_factory=AnswerSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
+
+    @property
+    def model_cache(self) -> Path:
+        return self.models_dir or self.home / "models"
+
+
+def load_settings(home: Path | str | None = None, **overrides: Any) -> Settings:
+    """Build settings from the environment, the home's config.toml and the preset."""
+    home_path = Path(home or os.environ.get("POLYRAG_HOME") or ".polyrag")
+    config_file = Path(os.environ.get("POLYRAG_CONFIG") or home_path / "config.toml")
+    file_values: dict[str, Any] = {}
+    if config_file.is_file():
+        try:
+            file_values = tomllib.loads(config_file.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as error:
+            raise ConfigError(f"cannot read {config_file}: {error}") from None
+    try:
+        env_only = Settings()
+        preset = overrides.get("preset") or file_values.get("preset") or env_only.preset
+        merged = _deep_merge(_PRESETS.get(str(preset), {}), file_values)
+        # Environment beats the file: re-apply what the environment set explicitly.
+        merged = _deep_merge(merged, env_only.model_dump(exclude_unset=True))
+        merged = _deep_merge(merged, overrides)
+        merged["home"] = home_path
+        return Settings.model_validate(merged)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ConfigError(f"invalid setting {where}: {first['msg']}") from None
+
+
+def _deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out

@@ -1,0 +1,201 @@
+"""Frozen value types shared by every stage of the pipeline.
+
+discover → parse (Block) → chunk (Chunk) → store → retrieve (Hit) → answer (Answer, Citation)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class BlockKind(StrEnum):
+    """What a parsed block is; the chunker treats each kind differently."""
+
+    HEADING = "heading"  # a section title; `level` says how deep (1 = top)
+    TEXT = "text"  # running text: a paragraph, a list item, a slide's text box
+    TABLE = "table"  # a whole table as Markdown; becomes its own chunk(s)
+    ROW = "row"  # one spreadsheet row written as a sentence ("Row 12: Team is ...")
+    BREAK = "break"  # a hard boundary (new page, slide or sheet): no chunk spans it
+
+
+class Modality(StrEnum):
+    """What a chunk holds; used as a retrieval filter."""
+
+    TEXT = "text"
+    TABLE = "table"
+
+
+@dataclass(frozen=True)
+class Locator:
+    """Where a piece of text sits in its source, precise enough to find it again.
+
+    Pages, slides and rows are 1-based, as a person counts them.
+    """
+
+    page: int | None = None
+    bbox: tuple[float, float, float, float] | None = None  # x0, y0, x1, y1 in PDF points
+    slide: int | None = None
+    sheet: str | None = None
+    rows: tuple[int, int] | None = None  # first and last row, inclusive
+    heading_path: tuple[str, ...] = ()
+    char_span: tuple[int, int] | None = None  # offsets in the source's extracted text
+    time_span: tuple[float, float] | None = None  # seconds into a recording
+
+    def describe(self) -> str:
+        """A short human label such as 'page 3', 'slide 2' or 'sheet Cups, rows 2-5'."""
+        parts: list[str] = []
+        if self.page is not None:
+            parts.append(f"page {self.page}")
+        if self.slide is not None:
+            parts.append(f"slide {self.slide}")
+        if self.sheet is not None:
+            parts.append(f"sheet {self.sheet}")
+        if self.rows is not None:
+            first, last = self.rows
+            parts.append(f"row {first}" if first == last else f"rows {first}-{last}")
+        if self.time_span is not None:
+            parts.append(f"{_clock(self.time_span[0])}-{_clock(self.time_span[1])}")
+        if self.heading_path:
+            parts.append("§ " + " > ".join(self.heading_path))
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Only the fields that are set, as JSON-ready values."""
+        out: dict[str, Any] = {}
+        for key, value in asdict(self).items():
+            if value is None or value == ():
+                continue
+            out[key] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Locator:
+        def pair(key: str) -> Any:
+            value = data.get(key)
+            return tuple(value) if value is not None else None
+
+        return cls(
+            page=data.get("page"),
+            bbox=pair("bbox"),
+            slide=data.get("slide"),
+            sheet=data.get("sheet"),
+            rows=pair("rows"),
+            heading_path=tuple(data.get("heading_path", ())),
+            char_span=pair("char_span"),
+            time_span=pair("time_span"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Locator:
+        return cls.from_dict(json.loads(text) if text else {})
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes}:{secs:02d}"
+
+
+@dataclass(frozen=True)
+class Block:
+    """One unit a parser read from a source, with where it sits."""
+
+    kind: BlockKind
+    text: str
+    locator: Locator = field(default_factory=Locator)
+    level: int = 0  # heading depth for HEADING blocks
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file the user gave us, identified by the hash of its content."""
+
+    source_id: str
+    path: str
+    sha256: str
+    size: int
+    media_type: str  # the sniffed format, e.g. "pdf", "docx", "csv"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A retrievable piece of a source: what is embedded, searched and cited."""
+
+    chunk_id: str
+    source_id: str
+    path: str
+    text: str
+    locator: Locator
+    modality: Modality = Modality.TEXT
+    ordinal: int = 0  # position within its source, for putting chunks back in order
+
+
+@dataclass(frozen=True)
+class Filter:
+    """Restricts retrieval; every field that is set must hold."""
+
+    source_ids: tuple[str, ...] = ()
+    modalities: tuple[Modality, ...] = ()
+    pages: tuple[int, ...] = ()
+
+    def is_empty(self) -> bool:
+        return not (self.source_ids or self.modalities or self.pages)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A chunk found by retrieval with its fused score."""
+
+    chunk: Chunk
+    score: float
+    keyword_rank: int | None = None  # 1-based rank in the keyword list, if it appeared there
+    vector_rank: int | None = None
+    vector_similarity: float | None = None  # cosine similarity to the query
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A numbered piece of evidence the answer points to as [n]."""
+
+    n: int
+    chunk: Chunk
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "source_id": self.chunk.source_id,
+            "path": self.chunk.path,
+            "locator": self.chunk.locator.to_dict(),
+            "where": self.chunk.locator.describe(),
+            "text": self.chunk.text,
+        }
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What `ask` returns: the reply, its evidence and who produced it."""
+
+    question: str
+    text: str
+    refused: bool
+    citations: tuple[Citation, ...]
+    provider: str | None
+    timings_ms: dict[str, float]
+    standalone_question: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "answer": self.text,
+            "refused": self.refused,
+            "citations": [c.to_dict() for c in self.citations],
+            "provider": self.provider,
+            "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
+        }
+
+
+REFUSAL = "I cannot find this information in the provided sources."
