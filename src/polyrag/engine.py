@@ -24,7 +24,7 @@ from polyrag.llm.fallback import FallbackChain
 from polyrag.llm.local import LocalLlamaModel
 from polyrag.llm.remote import OpenAICompatibleModel
 from polyrag.models.files import model_path
-from polyrag.models.registry import MINILM_ONNX, MINILM_TOKENIZER, QWEN_CODER_1_5B
+from polyrag.models.registry import MINILM_ONNX, MINILM_TOKENIZER
 from polyrag.parse.router import ParserRouter
 from polyrag.retrieve.hybrid import HybridRetriever, RetrievalResult
 from polyrag.settings import Settings, load_settings
@@ -71,10 +71,7 @@ class Engine:
         ]
         if self.settings.llm.local.enabled or not providers:
             providers.append(
-                LocalLlamaModel(
-                    model_path(QWEN_CODER_1_5B, self.settings.model_cache),
-                    self.settings.llm.local,
-                )
+                LocalLlamaModel.packaged(self.settings.model_cache, self.settings.llm.local)
             )
         return FallbackChain(providers)
 

@@ -1,0 +1,112 @@
+"""Fail over between chat models, in order, and record which one answered.
+
+A provider is committed to once it produces its first piece of text: a failure before that moves
+on to the next provider, a failure after it reaches the caller (an answer is never stitched from
+two models). Providers whose health check fails are skipped; health is remembered briefly so a
+down endpoint costs one check, not one per question.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from polyrag.errors import AllProvidersFailedError, LLMError
+from polyrag.llm.base import ChatModel, GenerationOptions, Message
+
+
+class Attempt(NamedTuple):
+    """A provider that did not answer, and why, in one line."""
+
+    provider: str
+    error: str
+
+
+@dataclass(frozen=True)
+class ProviderStream:
+    """A reply being generated: who is answering, the text pieces, and who was passed over."""
+
+    provider: str
+    tokens: Iterator[str]
+    attempts: tuple[Attempt, ...] = ()
+
+
+class FallbackChain:
+    """A ChatModel that tries its providers in order."""
+
+    name = "chain"
+
+    def __init__(
+        self,
+        providers: Sequence[ChatModel],
+        *,
+        health_ttl_s: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.providers: tuple[ChatModel, ...] = tuple(providers)
+        self._health_ttl_s = health_ttl_s
+        self._clock = clock
+        self._health: dict[int, tuple[float, bool]] = {}  # provider index → (checked at, healthy)
+        self._health_lock = threading.Lock()
+
+    def open_stream(
+        self, messages: Sequence[Message], options: GenerationOptions
+    ) -> ProviderStream:
+        """Start the reply on the first provider that produces text (or ends with none)."""
+        attempts: list[Attempt] = []
+        for index, provider in enumerate(self.providers):
+            if not self._is_healthy(index):
+                attempts.append(Attempt(provider.name, "skipped: health check failed"))
+                continue
+            try:
+                pieces = iter(provider.stream(messages, options))
+                first = _first_piece(pieces)
+            except LLMError as error:  # unavailable or rejected: either way try the next one
+                attempts.append(Attempt(provider.name, error.one_line()))
+                continue
+            tokens = pieces if first is None else _prepend(first, pieces)
+            return ProviderStream(provider.name, tokens, tuple(attempts))
+        if not attempts:
+            raise AllProvidersFailedError("no language model is configured")
+        reasons = "; ".join(f"{attempt.provider}: {attempt.error}" for attempt in attempts)
+        raise AllProvidersFailedError(f"no language model answered — {reasons}")
+
+    def stream(self, messages: Sequence[Message], options: GenerationOptions) -> Iterator[str]:
+        return self.open_stream(messages, options).tokens
+
+    def healthy(self) -> bool:
+        return any(self._is_healthy(index) for index in range(len(self.providers)))
+
+    def count_tokens(self, text: str) -> int:
+        """Counted by the first healthy provider: the one most likely to answer."""
+        for index, provider in enumerate(self.providers):
+            if self._is_healthy(index):
+                return provider.count_tokens(text)
+        return (len(text) + 3) // 4
+
+    def _is_healthy(self, index: int) -> bool:
+        now = self._clock()
+        with self._health_lock:
+            cached = self._health.get(index)
+        if cached is not None and now - cached[0] < self._health_ttl_s:
+            return cached[1]
+        healthy = self.providers[index].healthy()
+        with self._health_lock:
+            self._health[index] = (now, healthy)
+        return healthy
+
+
+def _first_piece(pieces: Iterator[str]) -> str | None:
+    """The first non-empty piece, or None when the reply is empty."""
+    for piece in pieces:
+        if piece:
+            return piece
+    return None
+
+
+def _prepend(first: str, rest: Iterator[str]) -> Iterator[str]:
+    yield first
+    yield from rest

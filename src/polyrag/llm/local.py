@@ -1,0 +1,153 @@
+"""The embedded model: a GGUF file run in this process by llama.cpp (llama-cpp-python).
+
+One `Llama` instance is loaded on first use and kept. Calls are serialized on it, and
+llama-cpp-python keeps the previous evaluation in the KV cache: a new prompt re-evaluates only
+the tokens after the longest prefix it shares with the last one, so a fixed system prompt is
+paid for once rather than on every call.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from polyrag.errors import ModelFileError, ProviderRejectedError, ProviderUnavailableError
+from polyrag.llm.base import GenerationOptions, Message
+from polyrag.models.files import model_path
+from polyrag.models.registry import QWEN_CODER_1_5B
+from polyrag.settings import LocalLLMSettings
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
+
+_INSTALL_HINT = "install llama-cpp-python with `make install`"
+
+
+class LocalLlamaModel:
+    """A ChatModel over a local GGUF file, using the chat template stored in the file."""
+
+    def __init__(
+        self,
+        model_path: Path | Callable[[], Path],
+        settings: LocalLLMSettings,
+        *,
+        name: str = "local:qwen2.5-coder-1.5b",
+    ) -> None:
+        """`model_path` is a verified file, or a function that finds and verifies it on demand."""
+        self.name = name
+        self._settings = settings
+        self._resolve = model_path if callable(model_path) else partial(_existing, model_path)
+        self._path: Path | None = None
+        self._llama: Llama | None = None
+        self._load_lock = threading.RLock()  # also guards finding (and maybe joining) the file
+        self._run_lock = threading.Lock()
+
+    @classmethod
+    def packaged(cls, cache_dir: Path, settings: LocalLLMSettings) -> LocalLlamaModel:
+        """The packaged Qwen2.5-Coder-1.5B, joined into `cache_dir` and checked on first use."""
+        return cls(partial(model_path, QWEN_CODER_1_5B, cache_dir), settings)
+
+    def stream(self, messages: Sequence[Message], options: GenerationOptions) -> Iterator[str]:
+        request: dict[str, Any] = {
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "max_tokens": options.max_tokens,
+            "temperature": options.temperature,
+            "stop": list(options.stop) or None,
+            "stream": True,
+        }
+        if options.json_output:
+            # llama-cpp-python turns this into a JSON grammar that constrains sampling.
+            request["response_format"] = {"type": "json_object"}
+        with self._run_lock:  # one evaluation at a time; its KV cache is the next one's prefix
+            llama = self._loaded()
+            try:
+                chunks = cast(Iterator[dict[str, Any]], llama.create_chat_completion(**request))
+                for chunk in chunks:
+                    piece = chunk["choices"][0]["delta"].get("content")
+                    if piece:
+                        yield piece
+            except ValueError as error:  # e.g. the prompt does not fit the context window
+                raise ProviderRejectedError(
+                    f"{self.name}: {_one_line(error)}",
+                    hint="shorten the prompt or raise llm.local.context_window",
+                ) from error
+            except RuntimeError as error:  # llama.cpp failed to decode
+                raise ProviderUnavailableError(f"{self.name}: {_one_line(error)}") from error
+
+    def healthy(self) -> bool:
+        """True when llama-cpp-python is installed and the model file is present and verified."""
+        try:
+            import llama_cpp  # noqa: F401
+
+            self._model_file()
+        except (ImportError, ModelFileError):
+            return False
+        return True
+
+    def count_tokens(self, text: str) -> int:
+        if not text:
+            return 0
+        with self._run_lock:
+            return len(self._loaded().tokenize(text.encode("utf-8"), add_bos=False))
+
+    def close(self) -> None:
+        """Free the model's memory; the next call loads it again."""
+        with self._run_lock, self._load_lock:  # the order every caller takes them in
+            if self._llama is not None:
+                self._llama.close()
+                self._llama = None
+
+    def _loaded(self) -> Llama:
+        llama = self._llama
+        if llama is None:
+            with self._load_lock:
+                if self._llama is None:
+                    self._llama = self._load()
+                llama = self._llama
+        return llama
+
+    def _load(self) -> Llama:
+        try:
+            from llama_cpp import Llama
+        except ImportError as error:
+            raise ProviderUnavailableError(
+                f"{self.name}: llama-cpp-python is not installed", hint=_INSTALL_HINT
+            ) from error
+        try:
+            path = self._model_file()
+        except ModelFileError as error:
+            raise ProviderUnavailableError(f"{self.name}: {error}", hint=error.hint) from error
+        threads = self._settings.threads or os.cpu_count() or 1
+        try:
+            return Llama(
+                model_path=str(path),
+                n_ctx=self._settings.context_window,
+                n_threads=threads,
+                n_threads_batch=threads,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as error:
+            raise ProviderUnavailableError(
+                f"{self.name}: cannot load {path.name}: {_one_line(error)}",
+                hint=ModelFileError.hint,
+            ) from error
+
+    def _model_file(self) -> Path:
+        with self._load_lock:
+            if self._path is None:
+                self._path = self._resolve()
+            return self._path
+
+
+def _existing(path: Path) -> Path:
+    if not path.is_file():
+        raise ModelFileError(f"model file {path} is missing")
+    return path
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__

@@ -1,0 +1,64 @@
+"""The embedded llama.cpp model with the packaged Qwen GGUF."""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from polyrag.llm.base import GenerationOptions, Message, complete
+from polyrag.llm.local import LocalLlamaModel
+from polyrag.settings import LocalLLMSettings
+
+pytestmark = pytest.mark.slow
+
+
+def test_answers_a_simple_question(local_model: LocalLlamaModel) -> None:
+    assert local_model.healthy()
+    question = [Message("user", "What is 2+2? Reply with just the number.")]
+    assert "4" in complete(local_model, question, GenerationOptions(max_tokens=8))
+
+
+def test_json_mode_returns_parseable_json(local_model: LocalLlamaModel) -> None:
+    ask = [Message("user", "Return a JSON object with keys name and age for Alice, aged 30.")]
+    reply = complete(local_model, ask, GenerationOptions(max_tokens=40, json_output=True))
+    assert isinstance(json.loads(reply), dict)
+
+
+def test_counts_tokens_with_the_model_tokenizer(local_model: LocalLlamaModel) -> None:
+    assert local_model.count_tokens("") == 0
+    assert 1 <= local_model.count_tokens("Hello world") <= 3
+
+
+def test_a_fixed_system_prompt_is_evaluated_once(local_model: LocalLlamaModel) -> None:
+    """llama.cpp keeps the last prompt in its KV cache; a shared prefix is not evaluated again."""
+    facts = " ".join(f"Unit {i} reported revenue of {i * 7} million euros." for i in range(40))
+    system = Message("system", f"Answer from these facts only.\n{facts}")
+    options = GenerationOptions(max_tokens=1)
+
+    def seconds_to_answer(question: str) -> float:  # one token: almost all prompt evaluation
+        start = time.perf_counter()
+        complete(local_model, [system, Message("user", question)], options)
+        return time.perf_counter() - start
+
+    cold = seconds_to_answer("What did unit 3 report?")
+    warm = seconds_to_answer("What did unit 12 report?")
+    assert warm < cold / 3, f"cold {cold:.2f} s, warm {warm:.2f} s"
+
+
+def test_concurrent_first_calls_both_get_answers(qwen_gguf: Path) -> None:
+    model = LocalLlamaModel(qwen_gguf, LocalLLMSettings.model_validate({"context_window": 512}))
+    question = [Message("user", "What is 2+2? Reply with just the number.")]
+
+    def ask(_: int) -> str:
+        return complete(model, question, GenerationOptions(max_tokens=8))
+
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            replies = list(pool.map(ask, [1, 2]))
+    finally:
+        model.close()
+    assert all("4" in reply for reply in replies)
