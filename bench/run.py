@@ -1,0 +1,270 @@
+"""`make bench`: measure polyrag on this machine and rewrite BENCHMARKS.md.
+
+    python -m bench.run            # the full suite
+    python -m bench.run --quick    # a few minutes: smaller index, fewer PDFs and questions
+
+Measured: hybrid retrieval latency (query embedding included) on a synthetic index; end-to-end
+ingestion of the FinanceBench filings (pages/s, chunks/s, peak memory of the ingest process);
+local answer latency and correctness on the office-qa questions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "eval"
+OUT = REPO / "BENCHMARKS.md"
+
+
+def machine() -> dict[str, str]:
+    cpu = "unknown"
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    versions = ", ".join(
+        f"{name} {metadata.version(name)}"
+        for name in ("lancedb", "onnxruntime", "llama_cpp_python", "pypdfium2")
+    )
+    return {
+        "cpu": f"{cpu}, {os.cpu_count()} cores",
+        "memory": f"{memory:.0f} GiB",
+        "system": f"{platform.system()} {platform.release()}, Python {platform.python_version()}",
+        "packages": versions,
+    }
+
+
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(np.array(values), q))
+
+
+def bench_retrieval(size: int, queries: int) -> dict[str, Any]:
+    """Hybrid search p50/p95 over `size` synthetic chunks, query embedding included."""
+    from bench.synthetic import build_index
+    from polyrag.engine import Engine
+    from polyrag.retrieve.hybrid import HybridRetriever
+    from polyrag.settings import load_settings
+
+    questions = [
+        json.loads(line)["text"]
+        for line in (SHARED / "scifact" / "queries.jsonl").open(encoding="utf-8")
+    ][:queries]
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = load_settings(Path(tmp) / "home")
+        engine = Engine(settings)
+        started = time.perf_counter()
+        store = build_index(Path(tmp) / "index", size, engine.embedder.dim)
+        build_s = time.perf_counter() - started
+        retriever = HybridRetriever(store, engine.embedder, settings.retrieve)
+        for question in questions[:5]:  # warm caches and the ONNX session
+            retriever.search(question)
+        totals, embeds = [], []
+        for question in questions:
+            result = retriever.search(question)
+            totals.append(result.timings_ms["total"])
+            embeds.append(result.timings_ms.get("embed", 0.0))
+    return {
+        "chunks": size,
+        "queries": len(questions),
+        "build_s": build_s,
+        "p50_ms": percentile(totals, 50),
+        "p95_ms": percentile(totals, 95),
+        "embed_p50_ms": percentile(embeds, 50),
+    }
+
+
+def bench_ingest(limit: int | None) -> dict[str, Any]:
+    """`polyrag ingest` on the FinanceBench PDFs in a child process: pages/s and peak RSS."""
+    pdfs = sorted((SHARED / "financebench" / "pdfs").glob("*.pdf"))
+    if limit:
+        pdfs = pdfs[:limit]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "pdfs"
+        folder.mkdir()
+        for pdf in pdfs:
+            (folder / pdf.name).symlink_to(pdf)
+        home = Path(tmp) / "home"
+        command = [sys.executable, "-m", "polyrag.cli.app", "ingest", str(folder)]
+        started = time.perf_counter()
+        done = subprocess.run(
+            [*command, "--home", str(home), "--json"], capture_output=True, text=True
+        )
+        seconds = time.perf_counter() - started
+        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        report = json.loads(done.stdout)
+        listed = subprocess.run(
+            [sys.executable, "-m", "polyrag.cli.app", "sources", "list", "--home", str(home),
+             "--json"],
+            capture_output=True, text=True, check=True,
+        )
+        sources = json.loads(listed.stdout)["sources"]
+    pages = sum(int(s["pages"]) for s in sources)
+    chunks = sum(int(s["chunks"]) for s in sources)
+    return {
+        "files": len(pdfs),
+        "ingested": len(report["ingested"]),
+        "failed": len(report["failed"]),
+        "pages": pages,
+        "chunks": chunks,
+        "seconds": seconds,
+        "pages_per_s": pages / seconds,
+        "chunks_per_s": chunks / seconds,
+        "peak_rss_mb": peak_mb,
+    }
+
+
+def bench_answers(limit: int | None) -> dict[str, Any]:
+    """office-qa through the Python API with the local model: latency and correctness."""
+    import polyrag
+
+    cases = [
+        json.loads(line)
+        for line in (SHARED / "office-qa" / "questions.jsonl").open(encoding="utf-8")
+    ]
+    if limit:
+        cases = cases[:limit]
+    folders = ["docx", "pptx", "xlsx", "text_md", "pdf_multicolumn"]
+    with tempfile.TemporaryDirectory() as tmp:
+        library = polyrag.open(Path(tmp) / "home")
+        library.ingest([SHARED / "corpus" / folder for folder in folders])
+        library.ask("warm-up: what is in these documents?")  # loads the model once
+        rows = []
+        for case in cases:
+            answer = library.ask(case["question"])
+            if case.get("unanswerable"):
+                correct = answer.refused
+            else:
+                cited = {Path(c.chunk.path).name for c in answer.citations}
+                correct = (
+                    not answer.refused
+                    and any(a.lower() in answer.text.lower() for a in case["answer_any"])
+                    and Path(case["source"]).name in cited
+                )
+            rows.append(
+                {
+                    "id": case["id"],
+                    "correct": correct,
+                    "refused": answer.refused,
+                    "first_token_ms": answer.timings_ms.get("first_token"),
+                    "total_ms": answer.timings_ms["total"],
+                    "answer": answer.text,
+                }
+            )
+        library.close()
+    generated = [r for r in rows if r["first_token_ms"] is not None]
+    return {
+        "questions": len(rows),
+        "correct": sum(r["correct"] for r in rows),
+        "first_token_p50_ms": percentile([r["first_token_ms"] for r in generated], 50)
+        if generated
+        else None,
+        "total_p50_ms": percentile([r["total_ms"] for r in generated], 50) if generated else None,
+        "total_max_ms": max((r["total_ms"] for r in generated), default=None),
+        "rows": rows,
+    }
+
+
+def render(results: dict[str, Any], quick: bool) -> str:
+    m = results["machine"]
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Written by `make bench`{' (--quick)' if quick else ''} on "
+        f"{time.strftime('%Y-%m-%d')}. Numbers are from this machine; no test asserts a timing.",
+        "",
+        f"- CPU: {m['cpu']}; memory: {m['memory']}",
+        f"- {m['system']}; {m['packages']}",
+        "",
+        "## Retrieval latency (hybrid: query embedding + BM25 + vector + fusion)",
+        "",
+        "Synthetic chunks (random vocabulary text, random unit vectors); queries are SciFact",
+        "questions embedded with the real MiniLM model. Target: p50 ≤ 25 ms at 100k chunks.",
+        "",
+        "| chunks | queries | p50 ms | p95 ms | embedding p50 ms | index build s |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results["retrieval"]:
+        lines.append(
+            f"| {r['chunks']:,} | {r['queries']} | {r['p50_ms']:.1f} | {r['p95_ms']:.1f} | "
+            f"{r['embed_p50_ms']:.1f} | {r['build_s']:.0f} |"
+        )
+    i = results["ingest"]
+    lines += [
+        "",
+        "## Ingestion (FinanceBench filings, `polyrag ingest` end to end)",
+        "",
+        "Target: ≥ 5 pages/s with peak memory ≤ 1.5 GB.",
+        "",
+        "| files | pages | chunks | seconds | pages/s | chunks/s | peak RSS MB | failed |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {i['files']} | {i['pages']:,} | {i['chunks']:,} | {i['seconds']:.0f} | "
+        f"{i['pages_per_s']:.1f} | {i['chunks_per_s']:.1f} | {i['peak_rss_mb']:.0f} | "
+        f"{i['failed']} |",
+        "",
+        "## Answers with the local model (office-qa, Qwen2.5-Coder-1.5B Q4_K_M)",
+        "",
+        "Target: first token ≤ 5 s and complete ≤ 10 s for a typical answer.",
+        "",
+    ]
+    a = results["answers"]
+    if a["first_token_p50_ms"] is not None:
+        lines.append(
+            f"{a['correct']}/{a['questions']} correct (answer text and cited source, or a "
+            f"refusal where the answer is absent); first token p50 "
+            f"{a['first_token_p50_ms'] / 1000:.1f} s, complete p50 "
+            f"{a['total_p50_ms'] / 1000:.1f} s, slowest {a['total_max_ms'] / 1000:.1f} s."
+        )
+    lines += ["", "| id | correct | first token s | total s | answer |", "|---|---|---:|---:|---|"]
+    for row in a["rows"]:
+        first = row["first_token_ms"]
+        answer = " ".join(str(row["answer"]).split())[:90].replace("|", "/")
+        lines.append(
+            f"| {row['id']} | {'yes' if row['correct'] else 'no'} | "
+            f"{'' if first is None else f'{first / 1000:.1f}'} | {row['total_ms'] / 1000:.1f} | "
+            f"{answer} |"
+        )
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="a few minutes instead of ~30")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    sizes = [10_000] if args.quick else [10_000, 100_000]
+    results: dict[str, Any] = {"machine": machine()}
+    results["retrieval"] = [bench_retrieval(size, 50 if args.quick else 200) for size in sizes]
+    print(json.dumps(results["retrieval"], indent=1), flush=True)
+    results["ingest"] = bench_ingest(5 if args.quick else None)
+    print(json.dumps(results["ingest"], indent=1), flush=True)
+    results["answers"] = bench_answers(4 if args.quick else None)
+    print(json.dumps({k: v for k, v in results["answers"].items() if k != "rows"}), flush=True)
+    OUT.write_text(render(results, args.quick), encoding="utf-8")
+    (REPO / ".polyrag").mkdir(exist_ok=True)
+    shutil.copy(OUT, REPO / ".polyrag" / "last-bench.md")
+    print(f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
