@@ -16,7 +16,6 @@ import os
 import platform
 import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -59,9 +58,10 @@ def percentile(values: list[float], q: float) -> float:
 
 def bench_retrieval(size: int, queries: int) -> dict[str, Any]:
     """Hybrid search p50/p95 over `size` synthetic chunks, query embedding included."""
+    from polyrag.retrieve.hybrid import HybridRetriever
+
     from bench.synthetic import build_index
     from polyrag.engine import Engine
-    from polyrag.retrieve.hybrid import HybridRetriever
     from polyrag.settings import load_settings
 
     questions = [
@@ -112,9 +112,19 @@ def bench_ingest(limit: int | None) -> dict[str, Any]:
         peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         report = json.loads(done.stdout)
         listed = subprocess.run(
-            [sys.executable, "-m", "polyrag.cli.app", "sources", "list", "--home", str(home),
-             "--json"],
-            capture_output=True, text=True, check=True,
+            [
+                sys.executable,
+                "-m",
+                "polyrag.cli.app",
+                "sources",
+                "list",
+                "--home",
+                str(home),
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
         )
         sources = json.loads(listed.stdout)["sources"]
     pages = sum(int(s["pages"]) for s in sources)

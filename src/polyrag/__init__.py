@@ -39,7 +39,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-def open(home: str | Path | None = None, **settings: Any) -> Library:  # noqa: A001
+def open(home: str | Path | None = None, **settings: Any) -> Library:
     """Open (or create) the polyrag home at `home`; keyword arguments override settings."""
     from polyrag.engine import Engine
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from itertools import pairwise
+
 from polyrag.chunk.chunker import Chunker
 from polyrag.chunk.sentences import sentence_spans
 from polyrag.settings import ChunkSettings
@@ -36,7 +38,7 @@ def test_windows_respect_budget_and_overlap() -> None:
     chunks = make().chunk(SOURCE, [Block(BlockKind.TEXT, text, Locator(page=1))])
     assert len(chunks) > 2
     assert all(len(c.text.split()) <= 40 for c in chunks)
-    for previous, current in zip(chunks, chunks[1:], strict=False):
+    for previous, current in pairwise(chunks):
         last_sentence = previous.text.split(". ")[-1]
         assert last_sentence.rstrip(".") in current.text  # overlap carries the last sentence
     assert [c.chunk_id for c in chunks] == [f"abc123-{i:05d}" for i in range(len(chunks))]

@@ -37,7 +37,9 @@ def test_support_rejects_invented_numbers() -> None:
 def test_attribute_without_markers() -> None:
     evidence = [
         Evidence(1, chunk("Cats sleep a lot."), "Cats sleep a lot."),
-        Evidence(2, chunk("Iwan Roberts played for Norwich.", 1), "Iwan Roberts played for Norwich."),
+        Evidence(
+            2, chunk("Iwan Roberts played for Norwich.", 1), "Iwan Roberts played for Norwich."
+        ),
     ]
     assert attribute("Roberts played for Norwich.", evidence) == [2]
     assert attribute("Unrelated words entirely.", evidence) == []

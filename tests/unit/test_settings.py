@@ -21,8 +21,8 @@ def test_defaults_env_file_and_preset(tmp_path: Path, monkeypatch: pytest.Monkey
 
 def test_unknown_and_invalid_settings_are_one_line_errors(tmp_path: Path) -> None:
     (tmp_path / "config.toml").write_text("[retrieve]\nkk = 1\n")
-    with pytest.raises(ConfigError, match="retrieve.kk"):
+    with pytest.raises(ConfigError, match=r"retrieve\.kk"):
         load_settings(tmp_path)
     (tmp_path / "config.toml").write_text("[chunk]\nmax_tokens = 999\n")
-    with pytest.raises(ConfigError, match="chunk.max_tokens"):
+    with pytest.raises(ConfigError, match=r"chunk\.max_tokens"):
         load_settings(tmp_path)

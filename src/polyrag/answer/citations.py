@@ -32,9 +32,9 @@ def cited_numbers(answer: str, available: int) -> list[int]:
     for match in _MARKER.finditer(answer):
         for part in re.split(r"\s*[,;]\s*", match.group(1)):
             bounds = re.split(r"\s*[–-]\s*", part)
-            numbers = range(int(bounds[0]), int(bounds[-1]) + 1) if len(bounds) == 2 else [
-                int(bounds[0])
-            ]
+            numbers = (
+                range(int(bounds[0]), int(bounds[-1]) + 1) if len(bounds) == 2 else [int(bounds[0])]
+            )
             for n in numbers:
                 if 1 <= n <= available and n not in seen:
                     seen.append(n)

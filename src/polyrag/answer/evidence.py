@@ -12,8 +12,47 @@ from polyrag.types import Chunk, Hit
 
 _WORD = re.compile(r"[\w.%$-]+", re.UNICODE)
 _STOP = frozenset(
-    "a an and are as at be by did do does for from had has have how in is it its of on or "
-    "that the this to was were what when where which who whom whose why with".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "with",
+    ]
 )
 
 

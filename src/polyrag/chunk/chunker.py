@@ -92,14 +92,19 @@ class Chunker:
             sentence = text[start:end].strip() if not is_row else text.strip()
             tokens = self._count(sentence)
             pieces = (
-                [(start + a, start + b) for a, b in split_long(sentence, self._limit(), self._count)]
+                [
+                    (start + a, start + b)
+                    for a, b in split_long(sentence, self._limit(), self._count)
+                ]
                 if tokens > self._limit()
                 else [(start, end)]
             )
             for a, b in pieces:
                 piece = text[a:b] if len(pieces) > 1 else sentence
                 where = (
-                    replace(locator, char_span=(base + a, base + b)) if base is not None else locator
+                    replace(locator, char_span=(base + a, base + b))
+                    if base is not None
+                    else locator
                 )
                 cost = tokens if len(pieces) == 1 else self._count(piece)
                 yield _Unit(piece, where, cost, is_row, is_heading)
@@ -120,9 +125,9 @@ class Chunker:
         lines = [line for line in markdown.strip().splitlines() if line.strip()]
         if self._count(markdown) <= limit or len(lines) <= 3:
             return ["\n".join(lines)]
-        header_size = 2 if len(lines) > 1 and set(lines[1].replace("|", "").strip()) <= set(
-            "-: "
-        ) else 1
+        header_size = (
+            2 if len(lines) > 1 and set(lines[1].replace("|", "").strip()) <= set("-: ") else 1
+        )
         header, body = lines[:header_size], lines[header_size:]
         header_cost = self._count("\n".join(header))
         parts: list[str] = []

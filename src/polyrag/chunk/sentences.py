@@ -16,9 +16,8 @@ def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
     start = 0
     for match in _BOUNDARY.finditer(text):
         piece = text[start : match.start()]
-        if match.group(0).strip() == "" and "\n" not in match.group(0):
-            if piece.rstrip().endswith(_ABBREVIATIONS):
-                continue
+        if "\n" not in match.group(0) and piece.rstrip().endswith(_ABBREVIATIONS):
+            continue
         yield from _trimmed(text, start, match.start())
         start = match.end()
     yield from _trimmed(text, start, len(text))

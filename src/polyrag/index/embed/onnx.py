@@ -75,7 +75,11 @@ class OnnxMiniLM:
             with self._lock:
                 (hidden,) = self._session.run(
                     ["last_hidden_state"],
-                    {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+                    {
+                        "input_ids": ids,
+                        "attention_mask": mask,
+                        "token_type_ids": np.zeros_like(ids),
+                    },
                 )
             weights = mask[:, :, None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)

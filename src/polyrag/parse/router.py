@@ -1,0 +1,88 @@
+"""One entry point for parsing: sniff the format from the bytes, hand them to its parser."""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from polyrag.errors import CorruptFileError, EmptyFileError, ParseError, UnsupportedFormatError
+from polyrag.parse.base import Document, Parser
+from polyrag.parse.pdf import PdfParser
+from polyrag.parse.plain import PlainTextParser
+from polyrag.parse.slides import SlidesParser
+from polyrag.parse.sniff import sniff
+from polyrag.parse.spreadsheet import SpreadsheetParser
+from polyrag.parse.web import WebParser
+from polyrag.parse.word import WordParser
+
+_T = TypeVar("_T")
+
+
+def default_parsers() -> tuple[Parser, ...]:
+    return (
+        PdfParser(),
+        WordParser(),
+        SlidesParser(),
+        SpreadsheetParser(),
+        WebParser(),
+        PlainTextParser(),
+    )
+
+
+class ParserRouter:
+    """Parses any supported file; every failure is a ParseError subclass with a reason."""
+
+    def __init__(self, parsers: Sequence[Parser] | None = None) -> None:
+        self._by_type: dict[str, Parser] = {}
+        for parser in parsers if parsers is not None else default_parsers():
+            for media_type in parser.media_types:
+                self._by_type.setdefault(media_type, parser)
+
+    @property
+    def media_types(self) -> frozenset[str]:
+        return frozenset(self._by_type)
+
+    def parser_version(self, media_type: str) -> str:
+        return self._parser(media_type).version
+
+    def sniff(self, data: bytes, name: str) -> str:
+        """The format of `data`, as the parser choice sees it."""
+        return _guarded(lambda: sniff(data, name))
+
+    def parse(self, data: bytes, name: str) -> Document:
+        media_type = self.sniff(data, name)
+        parser = self._parser(media_type)
+        document = _guarded(lambda: parser.parse(data, name=name))
+        if not any(block.text.strip() for block in document.blocks):
+            raise EmptyFileError("no text found")
+        return document
+
+    def _parser(self, media_type: str) -> Parser:
+        try:
+            return self._by_type[media_type]
+        except KeyError:
+            raise UnsupportedFormatError(f"no parser for {media_type}") from None
+
+
+def _guarded(call: Callable[[], _T]) -> _T:
+    """Run a parsing step; a third-party library's exception becomes a CorruptFileError."""
+    try:
+        return call()
+    except ParseError:
+        raise
+    except MemoryError:
+        raise CorruptFileError("cannot be read: it needs more memory than is available") from None
+    except RecursionError:
+        raise CorruptFileError("cannot be read: its structure is nested too deeply") from None
+    except zipfile.BadZipFile as exc:
+        raise CorruptFileError(f"cannot be read: damaged ZIP container ({_short(exc)})") from None
+    except Exception as exc:
+        raise CorruptFileError(f"cannot be read: {_short(exc)}") from None
+
+
+def _short(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else ""
+    text = text if len(text) <= 160 else text[:157] + "..."
+    return text or type(exc).__name__

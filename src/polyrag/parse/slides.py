@@ -1,0 +1,177 @@
+"""PPTX → Blocks with python-pptx: per slide its title, shape texts, tables, charts and notes."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterable, Iterator
+
+from lxml import etree
+from pptx import Presentation
+from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
+from pptx.shapes.base import BaseShape
+
+from polyrag.parse.base import Document
+from polyrag.parse.tables import clean_cell, markdown_table
+from polyrag.types import Block, BlockKind, Locator
+
+_TITLES = {PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE}
+_BULLETED = {PP_PLACEHOLDER.BODY, PP_PLACEHOLDER.OBJECT, PP_PLACEHOLDER.VERTICAL_BODY}
+_LABELS = {
+    PP_PLACEHOLDER.SUBTITLE: "Subtitle: ",
+    PP_PLACEHOLDER.FOOTER: "Footer: ",
+    PP_PLACEHOLDER.DATE: "Date: ",
+}
+_SKIPPED = {PP_PLACEHOLDER.SLIDE_NUMBER}
+_FILE_NAME = re.compile(r"^[\w\- .]+\.(png|jpe?g|gif|bmp|emf|wmf|svg|tiff?|webp)$", re.IGNORECASE)
+_CHART_NS = {
+    "c": "http://schemas.openxmlformats.org/drawingml/2006/chart",
+    "a": "http://schemas.openxmlformats.org/drawingml/2006/main",
+}
+_C_V = f"{{{_CHART_NS['c']}}}v"
+_chart_title = etree.XPath("./c:chart/c:title//a:t/text()", namespaces=_CHART_NS)
+_chart_series = etree.XPath("./c:chart/c:plotArea/*/c:ser", namespaces=_CHART_NS)
+_series_name = etree.XPath("./c:tx//c:v/text() | ./c:tx//a:t/text()", namespaces=_CHART_NS)
+_chart_points = etree.XPath("./*[local-name() = $kind]//c:pt", namespaces=_CHART_NS)
+
+
+class SlidesParser:
+    """PowerPoint presentations (.pptx, .pptm, .ppsx)."""
+
+    media_types = frozenset({"pptx"})
+    version = "1"
+
+    def parse(self, data: bytes, *, name: str) -> Document:
+        presentation = Presentation(io.BytesIO(data))
+        blocks: list[Block] = []
+        first_title: str | None = None
+        count = 0
+        for number, slide in enumerate(presentation.slides, start=1):
+            count = number
+            where = Locator(slide=number)
+            blocks.append(Block(BlockKind.BREAK, "", where))
+            title_shape = _title_shape(slide.shapes)
+            title = _shape_text(title_shape) if title_shape is not None else ""
+            title = " ".join(title.split())
+            first_title = first_title or title or None
+            blocks.append(Block(BlockKind.HEADING, title or f"Slide {number}", where, level=1))
+            for kind, text in _shape_blocks(slide.shapes, title_shape):
+                blocks.append(Block(kind, text, where))
+            notes = _notes(slide)
+            if notes:
+                blocks.append(Block(BlockKind.TEXT, "Speaker notes: " + notes, where))
+        deck_title = (presentation.core_properties.title or "").strip() or first_title
+        return Document(media_type="pptx", blocks=tuple(blocks), pages=count, title=deck_title)
+
+
+def _title_shape(shapes: Iterable[BaseShape]) -> BaseShape | None:
+    for shape in shapes:
+        if shape.is_placeholder and _placeholder_type(shape) in _TITLES:
+            return shape
+    return None
+
+
+def _shape_blocks(
+    shapes: Iterable[BaseShape], title_shape: BaseShape | None
+) -> Iterator[tuple[BlockKind, str]]:
+    title_id = title_shape.shape_id if title_shape is not None else None
+    for shape in shapes:
+        if title_id is not None and shape.shape_id == title_id:
+            continue
+        if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+            yield from _shape_blocks(shape.shapes, None)  # type: ignore[attr-defined]
+        elif getattr(shape, "has_table", False):
+            rows = [[cell.text for cell in row.cells] for row in shape.table.rows]  # type: ignore[attr-defined]
+            if any(clean_cell(cell) for row in rows for cell in row):
+                yield BlockKind.TABLE, markdown_table(rows)
+        elif getattr(shape, "has_chart", False):
+            chart = _chart_table(shape)
+            if chart:
+                yield BlockKind.TABLE, chart
+        elif shape.has_text_frame:
+            kind = _placeholder_type(shape) if shape.is_placeholder else None
+            if kind in _SKIPPED:
+                continue
+            text = _shape_text(shape, bulleted=kind in _BULLETED)
+            if text:
+                yield BlockKind.TEXT, _LABELS.get(kind, "") + text if kind else text
+        elif shape.shape_type == MSO_SHAPE_TYPE.PICTURE:
+            description = _alt_text(shape)
+            if description:
+                yield BlockKind.TEXT, "Picture: " + description
+
+
+def _shape_text(shape: BaseShape, *, bulleted: bool = False) -> str:
+    lines = []
+    for paragraph in shape.text_frame.paragraphs:  # type: ignore[attr-defined]
+        text = " ".join(paragraph.text.replace("\v", " ").split())
+        if text:
+            prefix = "  " * paragraph.level + "- " if bulleted else ""
+            lines.append(prefix + text)
+    return "\n".join(lines)
+
+
+def _chart_table(shape: BaseShape) -> str:
+    """A chart as its cached data (one row per category, one column per series), read from the
+    chart XML so that every chart type works, including those python-pptx cannot model."""
+    space = etree.fromstring(shape.chart_part.blob)  # type: ignore[attr-defined]
+    title = " ".join("".join(_chart_title(space)).split())
+    header = ["Category"]
+    columns: list[list[str]] = []
+    categories: list[str] = []
+    for series in _chart_series(space):
+        header.append(" ".join(_series_name(series)).strip() or f"Series {len(header)}")
+        columns.append(_points(series, "val") or _points(series, "yVal"))
+        categories = categories or _points(series, "cat") or _points(series, "xVal")
+    if not columns:
+        return ""
+    length = max(len(categories), *(len(column) for column in columns))
+    rows = [header]
+    for index in range(length):
+        row = [categories[index] if index < len(categories) else str(index + 1)]
+        row += [column[index] if index < len(column) else "" for column in columns]
+        rows.append(row)
+    caption = f"Chart: {title}" if title else "Chart"
+    return caption + "\n\n" + markdown_table(rows)
+
+
+def _points(series: etree._Element, kind: str) -> list[str]:
+    """Cached values of one series part (categories or values), in point order."""
+    values: dict[int, str] = {}
+    for point in _chart_points(series, kind=kind):
+        index = point.get("idx", "")
+        if index.isdigit():
+            values[int(index)] = _number(point.findtext(_C_V) or "")
+    return [values.get(i, "") for i in range(max(values) + 1)] if values else []
+
+
+def _notes(slide: object) -> str:
+    if not slide.has_notes_slide:  # type: ignore[attr-defined]
+        return ""
+    frame = slide.notes_slide.notes_text_frame  # type: ignore[attr-defined]
+    return (
+        "\n".join(line.strip() for line in frame.text.splitlines() if line.strip()) if frame else ""
+    )
+
+
+def _placeholder_type(shape: BaseShape) -> PP_PLACEHOLDER | None:
+    try:
+        return shape.placeholder_format.type
+    except (ValueError, AttributeError):
+        return None
+
+
+def _alt_text(shape: BaseShape) -> str:
+    properties = shape._element.xpath("./*[1]/p:cNvPr")  # the shape's non-visual properties
+    if not properties:
+        return ""
+    text = " ".join((properties[0].get("descr") or "").split())
+    return "" if _FILE_NAME.match(text) else text  # a default description is just the file name
+
+
+def _number(text: str) -> str:
+    try:
+        value = float(text)
+    except ValueError:
+        return text.strip()
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.15g}"

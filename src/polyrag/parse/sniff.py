@@ -1,0 +1,270 @@
+"""Tell a file's format from its content; the name only settles Markdown versus plain text."""
+
+from __future__ import annotations
+
+import io
+import re
+import struct
+import zipfile
+from pathlib import PurePath
+
+from polyrag.errors import (
+    CorruptFileError,
+    EmptyFileError,
+    EncryptedFileError,
+    UnsupportedFormatError,
+)
+from polyrag.parse.encoding import decode_text
+from polyrag.parse.tables import detect_delimiter
+
+MEDIA_TYPES = ("pdf", "docx", "pptx", "xlsx", "csv", "tsv", "html", "markdown", "text")
+
+_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\xff\xd8\xff", "a JPEG image; images are not supported yet"),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image; images are not supported yet"),
+    (b"GIF87a", "a GIF image; images are not supported yet"),
+    (b"GIF89a", "a GIF image; images are not supported yet"),
+    (b"II*\x00", "a TIFF image; images are not supported yet"),
+    (b"MM\x00*", "a TIFF image; images are not supported yet"),
+    (b"\x00\x00\x01\x00", "an icon image; images are not supported yet"),
+    (b"ID3", "an MP3 recording; audio is not supported yet"),
+    (b"OggS", "an Ogg recording; audio is not supported yet"),
+    (b"fLaC", "a FLAC recording; audio is not supported yet"),
+    (b"\x1a\x45\xdf\xa3", "a Matroska/WebM video; video is not supported yet"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"BZh", "a bzip2 archive"),
+    (b"\xfd7zXZ\x00", "an xz archive"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"Rar!\x1a\x07", "a RAR archive"),
+    (b"\x28\xb5\x2f\xfd", "a zstd archive"),
+    (b"\x7fELF", "a program (ELF executable)"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+    (b"{\\rtf", "an RTF document; RTF is not supported yet"),
+    (b"%!PS", "a PostScript file"),
+)
+_RIFF_KINDS = {
+    b"WAVE": "a WAV recording; audio is not supported yet",
+    b"AVI ": "an AVI video; video is not supported yet",
+    b"WEBP": "a WebP image; images are not supported yet",
+}
+_MP3_SYNC = (b"\xff\xfb", b"\xff\xf3", b"\xff\xf2", b"\xff\xfa")
+_OLE2_KINDS = (
+    ("WordDocument", "a legacy .doc (OLE2) file; save it as .docx"),
+    ("PowerPoint Document", "a legacy .ppt (OLE2) file; save it as .pptx"),
+    ("Workbook", "a legacy .xls (OLE2) file; save it as .xlsx"),
+    ("Book", "a legacy .xls (OLE2) file; save it as .xlsx"),
+    ("__substg1.0_", "an Outlook .msg message; e-mail is not supported yet"),
+)
+_OOXML_PARTS = (
+    ("word/document.xml", "docx"),
+    ("ppt/presentation.xml", "pptx"),
+    ("xl/workbook.xml", "xlsx"),
+)
+_OOXML_CONTENT_TYPES = (
+    ("wordprocessingml.document.main", "docx"),
+    ("wordprocessingml.template.main", "docx"),
+    ("ms-word.document.macroEnabled.main", "docx"),
+    ("presentationml.presentation.main", "pptx"),
+    ("presentationml.slideshow.main", "pptx"),
+    ("ms-powerpoint.presentation.macroEnabled.main", "pptx"),
+    ("spreadsheetml.sheet.main", "xlsx"),
+    ("spreadsheetml.template.main", "xlsx"),
+    ("ms-excel.sheet.macroEnabled.main", "xlsx"),
+)
+_MARKDOWN_EXTENSIONS = {".md", ".markdown", ".mdown", ".mkd", ".mdx", ".rmd", ".qmd"}
+
+_HTML_START = re.compile(
+    r"<(!doctype\s+html|html|head|body|meta|title|h[1-6]|p|div|table|ul|ol|span|section|"
+    r"article|main|header|nav|a|br|hr|img|form|script|style|link|blockquote|pre|b|i|em|strong)"
+    r"[\s>/]",
+    re.IGNORECASE,
+)
+_HTML_ANYWHERE = re.compile(r"<(!doctype\s+html|html[\s>]|body[\s>])", re.IGNORECASE)
+_LEADING_NOISE = re.compile(r"^(\s+|<\?xml[^>]*\?>|<!--.*?-->)+", re.DOTALL)
+_FENCE_BLOCK = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1", re.DOTALL | re.MULTILINE)
+_HEADER_LINE = re.compile(r"([A-Za-z][A-Za-z0-9-]{0,40}):[ \t]")
+_EMAIL_HEADERS = {
+    "from",
+    "to",
+    "subject",
+    "received",
+    "return-path",
+    "message-id",
+    "mime-version",
+    "delivered-to",
+    "reply-to",
+    "cc",
+    "in-reply-to",
+}
+_MD_STRONG = (
+    re.compile(r"^ {0,3}#{1,6}[ \t]+\S", re.MULTILINE),  # ATX heading
+    re.compile(r"^ {0,3}(```|~~~)", re.MULTILINE),  # code fence
+    re.compile(r"\[[^\]\n]+\]\([^)\s]+\)"),  # inline link
+    re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$", re.MULTILINE),  # table rule
+    re.compile(r"^\S.*\n {0,3}(={3,}|-{3,})[ \t]*$", re.MULTILINE),  # setext heading
+)
+_MD_WEAK = (
+    re.compile(r"^\s*([-*+]|\d+[.)])[ \t]+\S", re.MULTILINE),  # list item
+    re.compile(r"(\*\*|__)\S[^\n]*?\S\1"),  # bold
+    re.compile(r"`[^`\n]+`"),  # inline code
+    re.compile(r"^ {0,3}>[ \t]?\S", re.MULTILINE),  # block quote
+)
+
+
+def sniff(data: bytes, name: str) -> str:
+    """Return one of MEDIA_TYPES, or raise a ParseError subclass that says what the file is."""
+    if not data:
+        raise EmptyFileError("empty file")
+    binary = _sniff_binary(data)
+    if binary is not None:
+        return binary
+    text = decode_text(data)
+    if not text.strip():
+        raise EmptyFileError("contains only whitespace")
+    return sniff_text(text, name)
+
+
+def _sniff_binary(data: bytes) -> str | None:
+    head = data[:1024]
+    if data.startswith(b"%PDF-") or (b"%PDF-" in head and b"%%EOF" in data[-2048:]):
+        return "pdf"  # the header may follow up to 1 KB of junk
+    if data.startswith((b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")):
+        return _sniff_zip(data)
+    if data.startswith(_OLE2):
+        _refuse_ole2(data)
+    for magic, reason in _MAGIC:
+        if data.startswith(magic):
+            raise UnsupportedFormatError(reason)
+    if data.startswith(b"RIFF") and data[8:12] in _RIFF_KINDS:
+        raise UnsupportedFormatError(_RIFF_KINDS[data[8:12]])
+    if data[4:8] == b"ftyp":
+        brand = data[8:12]
+        kind = "an image" if brand in (b"heic", b"heix", b"avif", b"mif1") else "a video or audio"
+        raise UnsupportedFormatError(f"{kind} file (ISO media); it is not supported yet")
+    if data.startswith(_MP3_SYNC):
+        raise UnsupportedFormatError("an MP3 recording; audio is not supported yet")
+    if data.startswith(b"BM") and len(data) > 14:
+        (size,) = struct.unpack("<I", data[2:6])
+        if size == len(data):
+            raise UnsupportedFormatError("a BMP image; images are not supported yet")
+    if data.startswith(b"MZ") and b"\x00" in head:
+        raise UnsupportedFormatError("a program (Windows executable)")
+    return None
+
+
+def _refuse_ole2(data: bytes) -> None:
+    """OLE2 holds encrypted OOXML (an EncryptionInfo stream) and legacy Office files."""
+    if "EncryptionInfo".encode("utf-16-le") in data:
+        raise EncryptedFileError("encrypted")
+    for stream, reason in _OLE2_KINDS:
+        if stream.encode("utf-16-le") in data:
+            raise UnsupportedFormatError(reason)
+    raise UnsupportedFormatError("an OLE2 compound file (legacy Office format)")
+
+
+def _sniff_zip(data: bytes) -> str:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        names = set(archive.namelist())
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError):
+        return _sniff_damaged_zip(data)
+    for part, media_type in _OOXML_PARTS:
+        if part in names:
+            return media_type
+    if "[Content_Types].xml" in names:
+        info = archive.getinfo("[Content_Types].xml")
+        if info.file_size < 1_000_000:
+            try:
+                types = archive.read(info).decode("utf-8", errors="replace")
+            except (zipfile.BadZipFile, ValueError, OSError, EOFError, RuntimeError) as exc:
+                raise CorruptFileError(f"a damaged Office file ({exc})") from None
+            for marker, media_type in _OOXML_CONTENT_TYPES:
+                if marker in types:
+                    return media_type
+    if "mimetype" in names:
+        mimetype = archive.read("mimetype")[:100].decode("ascii", errors="replace")
+        if "opendocument" in mimetype:
+            raise UnsupportedFormatError("an OpenDocument file; save it as .docx, .pptx or .xlsx")
+        if "epub" in mimetype:
+            raise UnsupportedFormatError("an EPUB e-book; e-books are not supported yet")
+    if any(info.flag_bits & 0x1 for info in archive.infolist()):
+        raise UnsupportedFormatError("an encrypted ZIP archive")
+    raise UnsupportedFormatError("a ZIP archive; unpack it and add the files inside")
+
+
+def _sniff_damaged_zip(data: bytes) -> str:
+    """A ZIP without its central directory (truncated): name the Office format if we can."""
+    names: set[str] = set()
+    for match in re.finditer(rb"PK\x03\x04", data):
+        start = match.start()
+        if start + 30 > len(data):
+            break
+        (length,) = struct.unpack("<H", data[start + 26 : start + 28])
+        names.add(data[start + 30 : start + 30 + length].decode("utf-8", errors="replace"))
+    for part, media_type in _OOXML_PARTS:
+        if part in names:
+            label = media_type.upper()
+            raise CorruptFileError(
+                f"a truncated or damaged {label} file (its ZIP index is missing)"
+            )
+    if "[Content_Types].xml" in names:
+        raise CorruptFileError("a truncated or damaged Office file (its ZIP index is missing)")
+    raise CorruptFileError("a truncated or damaged ZIP archive")
+
+
+def sniff_text(text: str, name: str) -> str:
+    """Classify decoded text: html, csv, tsv, markdown or text."""
+    head = text[:8192]
+    if _looks_like_email(head):
+        raise UnsupportedFormatError("an e-mail message; e-mail is not supported yet")
+    if _looks_like_html(head):
+        return "html"
+    markdown_score = _markdown_score(head)
+    if markdown_score < 3:
+        delimiter = detect_delimiter(text[:65536])
+        if delimiter is not None:
+            return "tsv" if delimiter == "\t" else "csv"
+    if markdown_score >= 2:
+        return "markdown"
+    if markdown_score == 1 and PurePath(name).suffix.lower() in _MARKDOWN_EXTENSIONS:
+        return "markdown"
+    return "text"
+
+
+def _looks_like_html(head: str) -> bool:
+    start = _LEADING_NOISE.sub("", head, count=1)
+    if start[:4].lower() == "<svg" or (start.startswith("<?xml") and "<svg" in start[:2000]):
+        raise UnsupportedFormatError("an SVG image; images are not supported yet")
+    if _HTML_START.match(start):
+        return True
+    if start.startswith("<") and re.search(r"<html[\s>]", start[:4000], re.IGNORECASE):
+        return True  # XHTML behind an XML prolog or DOCTYPE
+    outside_code = _FENCE_BLOCK.sub("", head)
+    return bool(_HTML_ANYWHERE.search(outside_code)) and outside_code.count("</") >= 3
+
+
+def _looks_like_email(head: str) -> bool:
+    """RFC 822 headers up to the first blank line (an mbox "From " line may come first)."""
+    lines = head.lstrip("\r\n").splitlines()[:40]
+    if lines and lines[0].startswith("From "):
+        lines = lines[1:]
+    names: set[str] = set()
+    for line in lines:
+        if not line.strip():
+            break
+        match = _HEADER_LINE.match(line)
+        if match:
+            names.add(match.group(1).lower())
+        elif not line[:1].isspace():
+            return False
+    return len(names & _EMAIL_HEADERS) >= 2
+
+
+def _markdown_score(head: str) -> int:
+    """2 or more: surely Markdown; 1: could be; 0: no sign of it."""
+    strong = sum(1 for pattern in _MD_STRONG if pattern.search(head))
+    weak = sum(1 for pattern in _MD_WEAK if pattern.search(head))
+    if strong:
+        return 2 + strong
+    return min(weak, 2)

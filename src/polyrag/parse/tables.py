@@ -1,0 +1,74 @@
+"""Tables as text: Markdown rendering and delimiter detection for CSV-like text."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+DELIMITERS = (",", ";", "\t", "|")
+_SPACE = re.compile(r"\s+")
+_SAMPLE_LINES = 50
+
+
+def clean_cell(value: str) -> str:
+    """One line, single spaces: what a table cell or a row sentence shows."""
+    return _SPACE.sub(" ", value).strip()
+
+
+def markdown_table(rows: Sequence[Sequence[str]]) -> str:
+    """Render rows as a Markdown pipe table; the first row is the header."""
+    width = max((len(row) for row in rows), default=0)
+    if width == 0:
+        return ""
+    lines = []
+    for index, row in enumerate(rows):
+        cells = [clean_cell(cell).replace("|", "\\|") for cell in row]
+        cells += [""] * (width - len(cells))
+        lines.append("| " + " | ".join(cells) + " |")
+        if index == 0:
+            lines.append("|" + "|".join([" --- "] * width) + "|")
+    return "\n".join(lines)
+
+
+def detect_delimiter(text: str) -> str | None:
+    """The delimiter that splits the first lines into a consistent number of fields, if any."""
+    lines = text.splitlines()
+    if len(lines) > 2 and not text.endswith(("\n", "\r")):
+        lines = lines[:-1]  # the sample may end in the middle of a line
+    sample = "\n".join(lines[:_SAMPLE_LINES])
+    best: tuple[float, int, str] | None = None
+    for delimiter in DELIMITERS:
+        score = _consistency(sample, delimiter)
+        if score is not None and (best is None or score[:2] > best[:2]):
+            best = (*score, delimiter)
+    return best[2] if best else None
+
+
+def _consistency(sample: str, delimiter: str) -> tuple[float, int] | None:
+    """(share of rows with the usual field count, that count), or None if not a table."""
+    if delimiter not in sample:
+        return None
+    try:
+        rows = [
+            row
+            for row in csv.reader(io.StringIO(sample), delimiter=delimiter)
+            if any(cell.strip() for cell in row)
+        ]
+    except csv.Error:
+        return None
+    if len(rows) < 2:
+        return None
+    fields, count = Counter(len(row) for row in rows).most_common(1)[0]
+    share = count / len(rows)
+    if fields < 2 or share < (0.9 if fields == 2 else 0.75):
+        return None
+    cells = [cell for row in rows for cell in row]
+    mean_length = sum(len(cell) for cell in cells) / len(cells)
+    if fields <= 3 and mean_length > 60:
+        return None  # prose that happens to contain the delimiter on every line
+    if delimiter == "\t" and sum(not row[0].strip() for row in rows) > len(rows) / 2:
+        return None  # tab-indented text, not a table
+    return share, fields
