@@ -44,7 +44,10 @@ class RetrieveSettings(_Section):
 
 
 class AnswerSettings(_Section):
-    context_tokens: int = Field(1100, ge=200, description="LLM tokens of evidence in the prompt.")
+    context_tokens: int = Field(
+        450, ge=100, description="LLM tokens of evidence in the prompt (prompt length is latency)."
+    )
+    evidence_items: int = Field(4, ge=1, le=20, description="Hits shown to the LLM at most.")
     max_answer_tokens: int = Field(200, ge=16, description="Longest answer generated.")
     temperature: float = Field(0.0, ge=0, le=2)
     min_similarity: float = Field(
@@ -95,7 +98,7 @@ Preset = Literal["offline", "quality"]
 _PRESETS: dict[str, dict[str, Any]] = {
     "offline": {},
     # A configured cloud model reads more evidence quickly, so give it more.
-    "quality": {"retrieve": {"k": 10}, "answer": {"context_tokens": 3000}},
+    "quality": {"retrieve": {"k": 10}, "answer": {"context_tokens": 3000, "evidence_items": 10}},
 }
 
 

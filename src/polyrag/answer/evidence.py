@@ -80,25 +80,33 @@ def render(evidence: Sequence[Evidence]) -> str:
 
 
 def select_evidence(
-    hits: Sequence[Hit], question: str, count_tokens: Callable[[str], int], budget: int
+    hits: Sequence[Hit],
+    question: str,
+    count_tokens: Callable[[str], int],
+    budget: int,
+    max_items: int = 4,
 ) -> list[Evidence]:
-    """Take hits in rank order while they fit; trim the one that does not to its best sentences."""
+    """The best hits, each within a fair share of the budget, in rank order.
+
+    Prompt length is answer latency on a CPU, so a hit longer than its share keeps only the
+    sentences (or table rows) sharing most words with the question; a hit with none is dropped.
+    """
     chosen: list[Evidence] = []
     left = budget
     terms = content_words(question)
-    for hit in hits:
+    candidates = list(hits[:max_items])
+    for position, hit in enumerate(candidates):
+        share = left // (len(candidates) - position)
         header = count_tokens(f"[{len(chosen) + 1}] ({label(hit.chunk)})\n") + 2
         text = hit.chunk.text
         cost = header + count_tokens(text)
-        if cost > left:
-            text = _best_sentences(text, terms, count_tokens, left - header)
+        if cost > share:
+            text = _best_sentences(text, terms, count_tokens, share - header)
             if not text:
-                break
+                continue
             cost = header + count_tokens(text)
         chosen.append(Evidence(len(chosen) + 1, hit.chunk, text))
         left -= cost
-        if left < 40:
-            break
     return chosen
 
 

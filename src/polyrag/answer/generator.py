@@ -48,7 +48,11 @@ class Answerer:
         if not hits or best < self._settings.min_similarity:
             return Draft(REFUSAL, True, (), None, None, "weak evidence")
         evidence = select_evidence(
-            hits, question, self._chat.count_tokens, self._settings.context_tokens
+            hits,
+            question,
+            self._chat.count_tokens,
+            self._settings.context_tokens,
+            self._settings.evidence_items,
         )
         if not evidence:
             return Draft(REFUSAL, True, (), None, None, "no evidence fits")
