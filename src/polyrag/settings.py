@@ -23,8 +23,8 @@ class _Section(BaseModel):
 
 
 class ChunkSettings(_Section):
-    max_tokens: int = Field(200, ge=32, le=256, description="Embedder tokens per chunk (≤256).")
-    overlap_tokens: int = Field(32, ge=0, le=128, description="Tokens shared by neighbours.")
+    max_tokens: int = Field(160, ge=32, le=256, description="Embedder tokens per chunk (≤256).")
+    overlap_tokens: int = Field(16, ge=0, le=128, description="Tokens shared by neighbours.")
     table_max_tokens: int = Field(
         256, ge=64, le=256, description="Tokens per table chunk; longer tables are split by rows."
     )
@@ -45,9 +45,9 @@ class RetrieveSettings(_Section):
 
 class AnswerSettings(_Section):
     context_tokens: int = Field(
-        450, ge=100, description="LLM tokens of evidence in the prompt (prompt length is latency)."
+        320, ge=100, description="LLM tokens of evidence in the prompt (prompt length is latency)."
     )
-    evidence_items: int = Field(4, ge=1, le=20, description="Hits shown to the LLM at most.")
+    evidence_items: int = Field(3, ge=1, le=20, description="Hits shown to the LLM at most.")
     max_answer_tokens: int = Field(200, ge=16, description="Longest answer generated.")
     temperature: float = Field(0.0, ge=0, le=2)
     min_similarity: float = Field(

@@ -9,7 +9,7 @@ from polyrag.answer.evidence import Evidence, content_words
 from polyrag.types import REFUSAL
 
 _MARKER = re.compile(r"\[(\d+(?:\s*[,;–-]\s*\d+)*)\]")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 _REFUSAL_SIGNS = (
     "cannot find this information",
     "can't find this information",
@@ -60,19 +60,24 @@ def is_refusal(answer: str) -> bool:
 def support(answer: str, passages: Sequence[str]) -> float:
     """Share of the answer's meaningful words found in the passages; 0 when a number is not.
 
-    Numbers and dates are the facts a small model most often makes up, so one that appears in
-    no passage makes the whole answer unsupported.
+    Numbers and dates are the facts a small model most often makes up, so a number that is
+    not a number of the passages makes the whole answer unsupported.
     """
     body = _MARKER.sub(" ", answer)
-    joined = " ".join(passages).lower()
-    for number in _NUMBER.findall(body):
-        if number.replace(",", "") not in joined.replace(",", ""):
-            return 0.0
+    joined = " ".join(passages)
+    known = {_plain_number(n) for n in _NUMBER.findall(joined)}
+    if any(_plain_number(n) not in known for n in _NUMBER.findall(body)):
+        return 0.0
     words = content_words(body)
     if not words:
         return 1.0
-    found = content_words(joined)
-    return len(words & found) / len(words)
+    return len(words & content_words(joined)) / len(words)
+
+
+def _plain_number(text: str) -> str:
+    """'1,200' and '1200' are one number; a trailing '.0' or '.' does not make another."""
+    plain = text.replace(",", "").rstrip(".")
+    return plain[:-2] if plain.endswith(".0") else plain
 
 
 def attribute(answer: str, evidence: Sequence[Evidence]) -> list[int]:

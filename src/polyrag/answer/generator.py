@@ -85,9 +85,10 @@ class Answerer:
             return Draft(REFUSAL, True, (), provider, first_token_ms, "model found no answer")
         text = strip_markers(text, len(evidence))
         numbers = cited_numbers(text, len(evidence)) or attribute(text, evidence)
-        if support(text, [e.text for e in evidence]) < MIN_SUPPORT or not numbers:
-            return Draft(REFUSAL, True, (), provider, first_token_ms, "answer not supported")
         by_number = {e.n: e for e in evidence}
+        cited_text = [by_number[n].text for n in numbers]
+        if not numbers or support(text, cited_text) < MIN_SUPPORT:
+            return Draft(REFUSAL, True, (), provider, first_token_ms, "answer not supported")
         citations = tuple(Citation(n, by_number[n].chunk) for n in numbers)
         return Draft(text, False, citations, provider, first_token_ms, "answered")
 

@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from polyrag.answer.citations import is_refusal
 from polyrag.engine import Engine
 from polyrag.errors import PolyragError
 from polyrag.ingest.pipeline import Progress as IngestProgress
@@ -151,8 +152,9 @@ def ask(
         if as_json:
             print_json(engine.ask(question).to_dict())
             return
-        answer = engine.ask(question, on_token=_stream_writer())
-        _print_answer(answer, streamed=True)
+        writer = _StreamWriter()
+        answer = engine.ask(question, on_token=writer)
+        _print_answer(answer, streamed=writer.written)
 
 
 @app.command()
@@ -168,23 +170,35 @@ def chat(home: HomeOption = None) -> None:
                 break
             if not question:
                 break
-            answer = engine.ask(question, history=history, on_token=_stream_writer())
-            _print_answer(answer, streamed=True)
+            writer = _StreamWriter()
+            answer = engine.ask(question, history=history, on_token=writer)
+            _print_answer(answer, streamed=writer.written)
             history.append((question, answer.text))
 
 
-def _stream_writer() -> Callable[[str], None]:
-    def write(piece: str) -> None:
+class _StreamWriter:
+    """Prints the answer as the model writes it."""
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+
+    @property
+    def written(self) -> str:
+        return "".join(self.pieces)
+
+    def __call__(self, piece: str) -> None:
+        self.pieces.append(piece)
         sys.stdout.write(piece)
         sys.stdout.flush()
 
-    return write
 
-
-def _print_answer(answer: Answer, *, streamed: bool) -> None:
+def _print_answer(answer: Answer, *, streamed: str) -> None:
+    """Finish a streamed reply: a reply the checks rejected is withdrawn, visibly."""
     if streamed:
         sys.stdout.write("\n")
-    if answer.refused or not streamed:
+        if answer.refused and not is_refusal(streamed):
+            out.print("[dim](withdrawn: the sources do not support this reply)[/dim]")
+    if not streamed or (answer.refused and streamed.strip() != answer.text):
         out.print(answer.text, markup=False)
     if answer.standalone_question:
         out.print(f"[dim](understood as: {answer.standalone_question})[/dim]")
