@@ -11,7 +11,7 @@ from polyrag.types import Chunk, Filter, Hit
 
 
 class Store(Protocol):
-    """A persistent index of chunks. Every backend passes `tests/contract/test_store.py`."""
+    """A persistent index of chunks. Every backend passes `tests/contract/store_contract.py`."""
 
     def replace(
         self, chunks: Sequence[Chunk], vectors: np.ndarray, *, replaces: Sequence[str] = ()
@@ -27,8 +27,14 @@ class Store(Protocol):
         """Delete every chunk of these sources; returns how many were deleted."""
         ...
 
-    def keyword_search(self, query: str, k: int, where: Filter | None = None) -> list[Hit]:
-        """BM25 over chunk text, best first; `score` is the BM25 score."""
+    def keyword_search(
+        self, query: str, k: int, where: Filter | None = None, *, vector: np.ndarray | None = None
+    ) -> list[Hit]:
+        """BM25 over chunk text, best first; `score` is the BM25 score.
+
+        Given the query's `vector`, each hit's `vector_similarity` is its stored vector's cosine
+        to it (the answer stage judges evidence by similarity, also for keyword-only hits).
+        """
         ...
 
     def vector_search(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:

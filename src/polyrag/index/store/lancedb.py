@@ -15,18 +15,24 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import threading
 from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
+
+# LanceDB logs its own warnings (deprecations, index build notes) to stderr; keep them out of
+# the terminal unless asked for. Must be set before lancedb is first imported.
+os.environ.setdefault("LANCEDB_LOG", "error")
 
 import lancedb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from lancedb.index import FTS, IvfSq
-from lancedb.query import MatchQuery
+from lancedb.index import FTS, BTree, IvfSq
+from lancedb.query import FullTextOperator, MatchQuery
 
 from polyrag.errors import StoreError
 from polyrag.index.store.filters import filter_sql, in_list, quote
@@ -38,6 +44,9 @@ T = TypeVar("T")
 TABLE = "chunks"
 FTS_INDEX = "text_idx"
 VECTOR_INDEX_PREFIX = "vector_ivf_sq_"  # + the row count it was trained on
+# B-trees: merge_insert joins on chunk_id; filters, deletes and chunks_of select by source_id;
+# ingestion looks vectors up by text_sha256 (16 ms → 4 ms at 100k rows).
+SCALAR_INDEXED = ("chunk_id", "source_id", "text_sha256")
 CHUNK_COLUMNS = ["chunk_id", "source_id", "path", "text", "locator", "modality", "ordinal"]
 HASH_BATCH = 1000  # hashes per IN (...) predicate
 KEEP_VERSIONS = timedelta(minutes=10)  # old versions kept for readers in other processes
@@ -72,6 +81,14 @@ def table_schema(dim: int) -> pa.Schema:
     )
 
 
+@dataclass(frozen=True)
+class IndexHealth:
+    rows: int
+    keyword_unindexed: int  # rows BM25 finds by a flat scan until the next optimize
+    vector_index: str | None  # None: vector search is exact (flat)
+    vector_unindexed: int
+
+
 class LanceStore:
     """Chunks, their vectors and a BM25 index in the LanceDB database at `path`.
 
@@ -97,6 +114,7 @@ class LanceStore:
         self._write_lock = threading.Lock()
         self._loop = EventLoopThread()
         self._table: Any = None  # lancedb.AsyncTable once it exists
+        self._indexes_checked = False
         # Consistency interval 0: every read sees commits made by other processes too.
         self._db = self._call(
             lancedb.connect_async(str(self.path), read_consistency_interval=timedelta(0))
@@ -130,43 +148,50 @@ class LanceStore:
         with self._write_lock:
             self._call(self._optimize())
 
+    def health(self) -> IndexHealth:
+        """Rows and how far each index lags behind them."""
+        return self._call(self._health())
+
     def close(self) -> None:
         self._loop.close()
 
     # -- reads ------------------------------------------------------------------------------
 
-    def keyword_search(self, query: str, k: int, where: Filter | None = None) -> list[Hit]:
+    def keyword_search(
+        self, query: str, k: int, where: Filter | None = None, *, vector: np.ndarray | None = None
+    ) -> list[Hit]:
         if k <= 0 or not query.strip():
             return []
-        result = self._call(self._keyword(query, k, filter_sql(where)))
+        query_vector = None if vector is None else self._query_vector(vector)
+        result = self._call(self._keyword(query, k, filter_sql(where), query_vector is not None))
         if result is None:
             return []
-        chunks = _chunks(result)
         scores = result.column("_score").to_pylist()
+        similarities: list[float | None] = [None] * result.num_rows
+        if query_vector is not None:
+            similarities = list(_cosines(_matrix(result.column("vector"), self.dim), query_vector))
         return [
-            Hit(chunk=chunk, score=float(score), keyword_rank=rank)
-            for rank, (chunk, score) in enumerate(zip(chunks, scores, strict=True), start=1)
+            Hit(chunk=chunk, score=float(score), keyword_rank=rank, vector_similarity=similarity)
+            for rank, (chunk, score, similarity) in enumerate(
+                zip(_chunks(result), scores, similarities, strict=True), start=1
+            )
         ]
 
     def vector_search(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:
         if k <= 0:
             return []
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape[0] != self.dim:
-            raise StoreError(f"query vector has {query.shape[0]} dimensions, not {self.dim}")
+        query = self._query_vector(vector)
         result = self._call(self._vector(query, k, filter_sql(where)))
         if result is None:
             return []
-        hits = []
-        distances = result.column("_distance").to_pylist()
-        for rank, (chunk, distance) in enumerate(
-            zip(_chunks(result), distances, strict=True), start=1
-        ):
-            similarity = max(-1.0, min(1.0, 1.0 - float(distance)))
-            hits.append(
-                Hit(chunk=chunk, score=similarity, vector_rank=rank, vector_similarity=similarity)
-            )
-        return hits
+        # Similarity from the stored vectors, not `_distance`: with an IVF_SQ index LanceDB's
+        # "cosine" distance comes back as 2·(1 - cos), while flat search gives 1 - cos.
+        similarities = _cosines(_matrix(result.column("vector"), self.dim), query)
+        ranked = sorted(zip(_chunks(result), similarities, strict=True), key=lambda pair: -pair[1])
+        return [
+            Hit(chunk=chunk, score=similarity, vector_rank=rank, vector_similarity=similarity)
+            for rank, (chunk, similarity) in enumerate(ranked, start=1)
+        ]
 
     def count(self, where: Filter | None = None) -> int:
         return self._call(self._count(filter_sql(where)))
@@ -195,6 +220,12 @@ class LanceStore:
             for i, text_hash in enumerate(result.column("text_sha256").to_pylist()):
                 out[text_hash] = matrix[i].copy()
         return out
+
+    def _query_vector(self, vector: np.ndarray) -> np.ndarray:
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape[0] != self.dim:
+            raise StoreError(f"query vector has {query.shape[0]} dimensions, not {self.dim}")
+        return query
 
     # -- the async side ---------------------------------------------------------------------
 
@@ -225,9 +256,15 @@ class LanceStore:
         if table is None:
             table = await self._db.create_table(TABLE, schema=self._schema, exist_ok=True)
             self._check_dimension(await table.schema())
-            if not any(index.name == FTS_INDEX for index in await table.list_indices()):
-                await table.create_index("text", config=FTS_CONFIG, name=FTS_INDEX)
             self._table = table
+        if not self._indexes_checked:  # once per store: the table may predate an index
+            existing = {index.name for index in await table.list_indices()}
+            if FTS_INDEX not in existing:
+                await table.create_index("text", config=FTS_CONFIG, name=FTS_INDEX)
+            for column in SCALAR_INDEXED:
+                if f"{column}_idx" not in existing:
+                    await table.create_index(column, config=BTree(), name=f"{column}_idx")
+            self._indexes_checked = True
         return table
 
     def _check_dimension(self, schema: pa.Schema) -> None:
@@ -285,16 +322,31 @@ class LanceStore:
         if stats is not None and stats.num_unindexed_rows >= self.fts_lag_rows:
             await table.optimize(cleanup_older_than=KEEP_VERSIONS)
 
-    async def _keyword(self, text: str, k: int, predicate: str | None) -> pa.Table | None:
+    async def _health(self) -> IndexHealth:
+        table = await self._existing()
+        if table is None:
+            return IndexHealth(rows=0, keyword_unindexed=0, vector_index=None, vector_unindexed=0)
+        indexes = [index.name for index in await table.list_indices()]
+        vector = next((n for n in indexes if n.startswith(VECTOR_INDEX_PREFIX)), None)
+        keyword_stats = await table.index_stats(FTS_INDEX)
+        vector_stats = await table.index_stats(vector) if vector else None
+        return IndexHealth(
+            rows=int(await table.count_rows()),
+            keyword_unindexed=keyword_stats.num_unindexed_rows if keyword_stats else 0,
+            vector_index=vector,
+            vector_unindexed=vector_stats.num_unindexed_rows if vector_stats else 0,
+        )
+
+    async def _keyword(
+        self, text: str, k: int, predicate: str | None, with_vectors: bool
+    ) -> pa.Table | None:
         table = await self._existing()
         if table is None:
             return None
-        query = (
-            table.query()
-            .nearest_to_text(MatchQuery(text, "text"))
-            .select([*CHUNK_COLUMNS, "_score"])
-            .limit(k)
+        columns = (
+            [*CHUNK_COLUMNS, "vector", "_score"] if with_vectors else [*CHUNK_COLUMNS, "_score"]
         )
+        query = table.query().nearest_to_text(_match(text)).select(columns).limit(k)
         if predicate:
             query = query.where(predicate)
         return await query.to_arrow()
@@ -309,7 +361,7 @@ class LanceStore:
             .distance_type("cosine")
             .minimum_nprobes(self.nprobes)
             .maximum_nprobes(0)  # a narrow filter may probe more partitions to fill k
-            .select([*CHUNK_COLUMNS, "_distance"])
+            .select([*CHUNK_COLUMNS, "vector", "_distance"])
             .limit(k)
         )
         if predicate:
@@ -356,6 +408,20 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _match(text: str) -> MatchQuery:
+    """Any of the query's terms (OR), exact: structured, so nothing in `text` is parsed."""
+    return MatchQuery(
+        text,
+        "text",
+        boost=1.0,
+        fuzziness=0,
+        max_expansions=50,
+        operator=FullTextOperator.OR,
+        prefix_length=0,
+        document_granularity=None,
+    )
+
+
 def _chunks(result: pa.Table) -> list[Chunk]:
     columns = {name: result.column(name).to_pylist() for name in CHUNK_COLUMNS}
     return [
@@ -370,6 +436,12 @@ def _chunks(result: pa.Table) -> list[Chunk]:
         )
         for i in range(result.num_rows)
     ]
+
+
+def _cosines(matrix: np.ndarray, query: np.ndarray) -> list[float]:
+    norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(query))
+    cosines = (matrix @ query) / np.where(norms > 0, norms, 1.0)
+    return [float(c) for c in np.clip(cosines, -1.0, 1.0)]
 
 
 def _matrix(column: pa.ChunkedArray, dim: int) -> np.ndarray:

@@ -1,0 +1,177 @@
+"""Store and hybrid retrieval latency on a synthetic LanceDB index.
+
+    python -m bench.store_latency                      # 100k chunks, 384 dims, 200 queries
+    python -m bench.store_latency --chunks 20000 --real-embedder
+
+Chunks hold ~120 pseudo-words drawn with Zipf weights from a 20k-word vocabulary; vectors are
+random unit vectors. Latencies exclude query embedding unless --real-embedder is given (then the
+packaged MiniLM embeds each query and "hybrid+embed" is the whole query).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from polyrag.index.store.lancedb import LanceStore
+from polyrag.retrieve.hybrid import HybridRetriever
+from polyrag.settings import RetrieveSettings
+from polyrag.types import Chunk, Filter, Locator
+
+WORDS_PER_CHUNK = 120
+CHUNKS_PER_SOURCE = 100
+
+
+def vocabulary(size: int, rng: np.random.Generator) -> np.ndarray:
+    syllables = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
+    words = {"".join(rng.choice(syllables, size=rng.integers(2, 5))) for _ in range(size * 2)}
+    return np.array(sorted(words)[:size])
+
+
+def zipf_weights(size: int) -> np.ndarray:
+    weights = 1.0 / np.arange(1, size + 1)
+    return weights / weights.sum()
+
+
+class FixedEmbedder:
+    """Hands back precomputed query vectors, so timings leave embedding out."""
+
+    model_id = "fixed"
+    max_tokens = 256
+
+    def __init__(self, vectors: dict[str, np.ndarray], dim: int) -> None:
+        self.vectors = vectors
+        self.dim = dim
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return np.stack([self.vectors[text] for text in texts])
+
+
+def build(path: Path, size: int, dim: int, batch: int, rng: np.random.Generator) -> LanceStore:
+    words = vocabulary(20_000, rng)
+    weights = zipf_weights(len(words))
+    store = LanceStore(path, dim)
+    for start in range(0, size, batch):
+        count = min(batch, size - start)
+        picks = rng.choice(len(words), size=(count, WORDS_PER_CHUNK), p=weights)
+        chunks = []
+        for i in range(count):
+            n = start + i
+            source = f"src{n // CHUNKS_PER_SOURCE:05d}"
+            chunks.append(
+                Chunk(
+                    chunk_id=f"{source}-{n % CHUNKS_PER_SOURCE:03d}",
+                    source_id=source,
+                    path=f"/synthetic/{source}.pdf",
+                    text=" ".join(words[picks[i]]),
+                    locator=Locator(page=(n % CHUNKS_PER_SOURCE) // 4 + 1),
+                    ordinal=n % CHUNKS_PER_SOURCE,
+                )
+            )
+        vectors = rng.standard_normal((count, dim)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        store.replace(chunks, vectors)
+    store.optimize()
+    return store
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    return {
+        "p50": round(float(np.percentile(samples, 50)), 2),
+        "p95": round(float(np.percentile(samples, 95)), 2),
+    }
+
+
+def timed(calls: Sequence[Callable[[], Any]]) -> list[float]:
+    for call in calls[:5]:  # warm caches
+        call()
+    out = []
+    for call in calls:
+        started = time.perf_counter()
+        call()
+        out.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    rng = np.random.default_rng(11)
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        store = build(Path(tmp) / "index", args.chunks, args.dim, args.batch, rng)
+        build_s = time.perf_counter() - started
+        words = vocabulary(20_000, np.random.default_rng(11))
+        weights = zipf_weights(len(words))
+        queries = [
+            " ".join(rng.choice(words, size=rng.integers(3, 9), p=weights))
+            for _ in range(args.queries)
+        ]
+        vectors = rng.standard_normal((len(queries), args.dim)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        by_query = dict(zip(queries, vectors, strict=True))
+        settings = RetrieveSettings()
+        fixed = FixedEmbedder(by_query, args.dim)
+        parallel = HybridRetriever(store, fixed, settings)
+        sequential = HybridRetriever(store, fixed, settings, parallel=False)
+        sources = sorted(store.source_ids())
+        narrow = Filter(source_ids=tuple(sources[:5]), pages=tuple(range(1, 10)))
+        hashes = [hashlib.sha256(c.text.encode()).hexdigest() for c in store.chunks_of(sources[0])]
+        n = settings.candidates
+        results: dict[str, Any] = {
+            "chunks": args.chunks,
+            "dim": args.dim,
+            "queries": len(queries),
+            "build_s": round(build_s, 1),
+            "health": store.health().__dict__,
+            "keyword": timed([lambda q=q: store.keyword_search(q, n) for q in queries]),
+            "vector": timed([lambda v=v: store.vector_search(v, n) for v in vectors]),
+            "keyword_filtered": timed(
+                [lambda q=q: store.keyword_search(q, n, narrow) for q in queries]
+            ),
+            "vector_filtered": timed(
+                [lambda v=v: store.vector_search(v, n, narrow) for v in vectors]
+            ),
+            "vectors_for_6": timed([lambda: store.vectors_for(hashes[:6])] * 50),
+            "hybrid_sequential": timed([lambda q=q: sequential.search(q) for q in queries]),
+            "hybrid_parallel": timed([lambda q=q: parallel.search(q) for q in queries]),
+            "hybrid_parallel_filtered": timed(
+                [lambda q=q: parallel.search(q, where=narrow) for q in queries]
+            ),
+        }
+        if args.real_embedder:
+            from polyrag.engine import Engine
+            from polyrag.settings import load_settings
+
+            engine = Engine(load_settings(Path(tmp) / "home"))
+            real = HybridRetriever(store, engine.embedder, settings)
+            results["hybrid_with_embedding"] = timed([lambda q=q: real.search(q) for q in queries])
+            results["embed_only"] = timed([lambda q=q: engine.embedder.embed([q]) for q in queries])
+        store.close()
+    return {
+        key: percentiles(value) if isinstance(value, list) else value
+        for key, value in results.items()
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--dim", type=int, default=384)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--batch", type=int, default=5_000, help="chunks per replace() call")
+    parser.add_argument("--real-embedder", action="store_true")
+    print(json.dumps(run(parser.parse_args()), indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,321 @@
+"""The Store contract: every backend subclasses `StoreContract` and says how to make a store.
+
+    class TestMyStore(StoreContract):
+        def make_store(self, path: Path, dim: int) -> Store:
+            return MyStore(path, dim)
+
+Vectors are random unit vectors; no embedding model is needed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from polyrag.index.store.base import Store
+from polyrag.types import Chunk, Filter, Locator, Modality
+
+DIM = 16
+
+
+def unit_vectors(count: int, seed: int, dim: int = DIM) -> np.ndarray:
+    vectors = np.random.default_rng(seed).standard_normal((count, dim)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def near(vector: np.ndarray, seed: int, noise: float = 0.05) -> np.ndarray:
+    moved = vector + noise * unit_vectors(1, seed, vector.shape[0])[0]
+    return (moved / np.linalg.norm(moved)).astype(np.float32)
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+FILLER = [
+    "The committee reviewed the quarterly budget and approved the travel policy.",
+    "Our team meets every Monday to plan the week and review open tickets.",
+    "The warehouse moved to a new building near the river last spring.",
+    "Customers asked for faster delivery and clearer invoices this year.",
+    "The library opens at nine and closes at six on weekdays.",
+    "Engineers tested the new pump under load for three weeks.",
+]
+
+
+def document(
+    source_id: str, texts: list[str], seed: int, *, modality: Modality = Modality.TEXT
+) -> tuple[list[Chunk], np.ndarray]:
+    """One source: chunk i sits on page i + 1."""
+    chunks = [
+        Chunk(
+            chunk_id=f"{source_id}#{i}",
+            source_id=source_id,
+            path=f"/docs/{source_id}.pdf",
+            text=text,
+            locator=Locator(page=i + 1, heading_path=("Report", f"Part {i}")),
+            modality=modality,
+            ordinal=i,
+        )
+        for i, text in enumerate(texts)
+    ]
+    return chunks, unit_vectors(len(chunks), seed)
+
+
+class StoreContract:
+    """Behaviour every Store must show. Subclasses implement `make_store`."""
+
+    dim = DIM
+
+    def make_store(self, path: Path, dim: int) -> Store:
+        raise NotImplementedError
+
+    @pytest.fixture
+    def store_path(self, tmp_path: Path) -> Path:
+        return tmp_path / "store"
+
+    @pytest.fixture
+    def store(self, store_path: Path) -> Iterator[Store]:
+        store = self.make_store(store_path, self.dim)
+        yield store
+        close = getattr(store, "close", None)
+        if close is not None:
+            close()
+
+    @pytest.fixture
+    def library(self, store: Store) -> dict[str, tuple[list[Chunk], np.ndarray]]:
+        """Three sources: a report (text), its tables, and a memo."""
+        docs = {
+            "report": document(
+                "report",
+                [*FILLER[:3], "Invoice 48213 was paid by Siobhan O'Brien on 12 March 2023."],
+                seed=1,
+            ),
+            "tables": document(
+                "tables",
+                ["| ratio | value |\n| P/E ratio | 12.5 |", "| revenue | $4.5m |", FILLER[3]],
+                seed=2,
+                modality=Modality.TABLE,
+            ),
+            "memo": document("memo", FILLER[3:], seed=3),
+        }
+        for chunks, vectors in docs.values():
+            store.replace(chunks, vectors)
+        return docs
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def test_empty_store_finds_nothing(self, store: Store) -> None:
+        assert store.count() == 0
+        assert store.source_ids() == set()
+        assert store.keyword_search("anything at all", 5) == []
+        assert store.vector_search(unit_vectors(1, 9)[0], 5) == []
+        assert store.chunks_of("missing") == []
+        assert store.vectors_for([sha256("missing")]) == {}
+        assert store.delete_sources(["missing"]) == 0
+
+    def test_replace_adds_chunks_with_all_fields(self, store: Store, library: dict) -> None:
+        assert store.count() == 10
+        assert store.source_ids() == {"report", "tables", "memo"}
+        chunks, _ = library["tables"]
+        assert store.chunks_of("tables") == chunks  # every field survives the round trip
+
+    def test_replace_swaps_sources(self, store: Store, library: dict) -> None:
+        new_chunks, new_vectors = document("report-v2", ["The vault code is silver otter."], 4)
+        store.replace(new_chunks, new_vectors, replaces=["report"])
+        assert store.source_ids() == {"report-v2", "tables", "memo"}
+        assert store.chunks_of("report") == []
+        assert store.count() == 7
+        hits = store.keyword_search("vault code", 5)
+        assert [hit.chunk.chunk_id for hit in hits] == ["report-v2#0"]
+
+    def test_replace_with_no_chunks_deletes_the_replaced(self, store: Store, library: dict) -> None:
+        store.replace([], np.empty((0, self.dim), dtype=np.float32), replaces=["memo"])
+        assert store.source_ids() == {"report", "tables"}
+
+    def test_adding_again_overwrites(self, store: Store, library: dict) -> None:
+        chunks, vectors = library["memo"]
+        store.replace(chunks, vectors)
+        assert store.count() == 10
+        edited = [dataclasses.replace(chunks[0], text="Edited memo text.")]
+        store.replace(edited, vectors[:1])
+        assert store.count() == 10
+        assert store.chunks_of("memo")[0].text == "Edited memo text."
+
+    def test_delete_sources(self, store: Store, library: dict) -> None:
+        assert store.delete_sources(["memo", "tables", "unknown"]) == 6
+        assert store.source_ids() == {"report"}
+        assert store.keyword_search("library weekdays", 5) == []
+
+    def test_ids_with_quotes_are_safe(self, store: Store) -> None:
+        chunks, vectors = document("it's o'brien's", ["Quoted identifiers are harmless."], 5)
+        store.replace(chunks, vectors)
+        assert store.count(Filter(source_ids=("it's o'brien's",))) == 1
+        assert store.chunks_of("it's o'brien's") == chunks
+        assert store.delete_sources(["it's o'brien's"]) == 1
+        assert store.count() == 0
+
+    def test_replace_is_atomic_for_readers(self, store: Store) -> None:
+        texts = [f"Marker paragraph {i} about atomic swaps." for i in range(12)]
+        versions = [document(f"doc-v{n}", texts, seed=10 + n) for n in (1, 2)]
+        store.replace(*versions[0])
+        probe = versions[0][1][0]
+        both = Filter(source_ids=("doc-v1", "doc-v2"))
+        seen: list[tuple[str, frozenset[str], int]] = []
+        stop = threading.Event()
+
+        def read() -> None:
+            while not stop.is_set():
+                for kind, hits in (
+                    ("keyword", store.keyword_search("marker atomic", 100, both)),
+                    ("vector", store.vector_search(probe, 100, both)),
+                ):
+                    seen.append((kind, frozenset(h.chunk.source_id for h in hits), len(hits)))
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        try:
+            for step in range(16):
+                new, old = versions[(step + 1) % 2], versions[step % 2]
+                store.replace(*new, replaces=[old[0][0].source_id])
+        finally:
+            stop.set()
+            reader.join()
+        assert len(seen) > 4
+        for kind, sources, count in seen:
+            assert len(sources) == 1 and count == len(texts), (kind, sources, count)
+
+    # -- keyword search -----------------------------------------------------------------------
+
+    def test_keyword_finds_a_rare_number(self, store: Store, library: dict) -> None:
+        hits = store.keyword_search("invoice 48213", 3)
+        assert hits[0].chunk.chunk_id == "report#3"
+        assert hits[0].keyword_rank == 1 and hits[0].score > 0
+
+    def test_keyword_finds_a_name(self, store: Store, library: dict) -> None:
+        assert store.keyword_search("Siobhan", 3)[0].chunk.chunk_id == "report#3"
+
+    @pytest.mark.parametrize(
+        "query",
+        [
+            "What's the P/E ratio?",
+            'the "P/E" ratio',
+            "P/E AND (ratio OR value) NOT -revenue*",
+            "ratio: 12.5% ~ ^2 [P/E] {x} \\ ' \" ; -- DROP TABLE chunks",
+        ],
+    )
+    def test_keyword_survives_punctuation(self, store: Store, library: dict, query: str) -> None:
+        hits = store.keyword_search(query, 3)
+        assert hits and hits[0].chunk.chunk_id == "tables#0"
+
+    @pytest.mark.parametrize("query", ["", "   ", "?!", "\"'", "-- ; */"])
+    def test_keyword_without_terms_is_empty(self, store: Store, library: dict, query: str) -> None:
+        assert store.keyword_search(query, 3) == []
+
+    def test_keyword_results_best_first_and_limited(self, store: Store, library: dict) -> None:
+        hits = store.keyword_search("the new building invoices budget", 2)
+        assert len(hits) == 2
+        assert hits[0].score >= hits[1].score
+        assert [hit.keyword_rank for hit in hits] == [1, 2]
+
+    def test_keyword_hits_carry_cosine_to_a_given_vector(
+        self, store: Store, library: dict
+    ) -> None:
+        chunks, vectors = library["report"]
+        query = near(vectors[3], seed=21, noise=0.5)
+        [hit] = store.keyword_search("invoice 48213", 1, vector=query)
+        assert hit.chunk == chunks[3]
+        assert hit.vector_similarity == pytest.approx(float(query @ vectors[3]), abs=1e-4)
+        assert store.keyword_search("invoice 48213", 1)[0].vector_similarity is None
+
+    # -- vector search ------------------------------------------------------------------------
+
+    def test_vector_finds_nearest(self, store: Store, library: dict) -> None:
+        chunks, vectors = library["memo"]
+        query = near(vectors[1], seed=20)
+        hits = store.vector_search(query, 4)
+        assert hits[0].chunk == chunks[1]
+        assert len(hits) == 4
+        expected = float(query @ vectors[1])
+        assert hits[0].vector_similarity == pytest.approx(expected, abs=0.02)
+        assert hits[0].score == hits[0].vector_similarity
+        assert [hit.vector_rank for hit in hits] == [1, 2, 3, 4]
+        scores = [hit.score for hit in hits]
+        assert scores == sorted(scores, reverse=True)
+
+    # -- filters ------------------------------------------------------------------------------
+
+    @pytest.mark.parametrize(
+        ("where", "expected"),
+        [
+            (Filter(source_ids=("memo", "tables")), {"memo#0", "memo#1", "memo#2", "tables#2"}),
+            (Filter(modalities=(Modality.TABLE,)), {"tables#2"}),
+            (Filter(pages=(1, 3)), {"memo#0", "memo#2", "report#0", "report#2", "tables#2"}),
+            (Filter(source_ids=("memo",), pages=(2, 3)), {"memo#1", "memo#2"}),
+        ],
+    )
+    def test_filters(self, store: Store, library: dict, where: Filter, expected: set) -> None:
+        # The query holds every filler sentence, so every filler chunk matches it and the
+        # filter alone decides which come back.
+        query = " ".join(FILLER)
+        found = {hit.chunk.chunk_id for hit in store.keyword_search(query, 50, where)}
+        assert found == expected
+        probe = library["memo"][1][0]
+        by_vector = {hit.chunk.chunk_id for hit in store.vector_search(probe, 50, where)}
+        everything = {
+            chunk.chunk_id
+            for chunks, _ in library.values()
+            for chunk in chunks
+            if _matches(chunk, where)
+        }
+        assert by_vector == everything
+        assert store.count(where) == len(everything)
+
+    # -- lookups ------------------------------------------------------------------------------
+
+    def test_count(self, store: Store, library: dict) -> None:
+        assert store.count() == 10
+        assert store.count(Filter(source_ids=("report",))) == 4
+        assert store.count(Filter(source_ids=("nothing",))) == 0
+
+    def test_chunks_of_in_document_order(self, store: Store) -> None:
+        chunks, vectors = document("shuffled", [f"Paragraph number {i}." for i in range(8)], 6)
+        order = [5, 2, 7, 0, 3, 6, 1, 4]
+        store.replace([chunks[i] for i in order], vectors[order])
+        assert [chunk.ordinal for chunk in store.chunks_of("shuffled")] == list(range(8))
+
+    def test_vectors_for_text_hashes(self, store: Store, library: dict) -> None:
+        chunks, vectors = library["report"]
+        wanted = [sha256(chunks[0].text), sha256(chunks[3].text), sha256("not stored")]
+        found = store.vectors_for(wanted)
+        assert set(found) == set(wanted[:2])
+        np.testing.assert_allclose(found[wanted[0]], vectors[0], atol=1e-6)
+        np.testing.assert_allclose(found[wanted[1]], vectors[3], atol=1e-6)
+
+    def test_persists_across_reopen(self, store: Store, store_path: Path, library: dict) -> None:
+        close = getattr(store, "close", None)
+        if close is not None:
+            close()
+        reopened = self.make_store(store_path, self.dim)
+        try:
+            assert reopened.count() == 10
+            assert reopened.keyword_search("invoice 48213", 1)[0].chunk.chunk_id == "report#3"
+            chunks, vectors = library["memo"]
+            assert reopened.vector_search(vectors[2], 1)[0].chunk == chunks[2]
+        finally:
+            close = getattr(reopened, "close", None)
+            if close is not None:
+                close()
+
+
+def _matches(chunk: Chunk, where: Filter) -> bool:
+    return (
+        (not where.source_ids or chunk.source_id in where.source_ids)
+        and (not where.modalities or chunk.modality in where.modalities)
+        and (not where.pages or chunk.locator.page in where.pages)
+    )

@@ -1,0 +1,98 @@
+"""Source lifecycle with the real embedder and a real LanceDB index (no language model)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import polyrag
+from polyrag.engine import Engine
+from polyrag.ingest.manifest import INDEXED, INDEXING
+
+from ..conftest import CORPUS
+
+
+@pytest.fixture()
+def library(tmp_path: Path) -> Engine:
+    return polyrag.open(tmp_path / "home")
+
+
+def texts_for(library: Engine, query: str) -> list[str]:
+    return [hit.chunk.text for hit in library.search(query, k=3).hits]
+
+
+def test_changed_file_replaces_old_version(library: Engine, tmp_path: Path) -> None:
+    doc = tmp_path / "note.md"
+    doc.write_text("# Note\n\nThe vault code is amber falcon.\n")
+    first = library.ingest([doc])
+    assert len(first.ingested) == 1
+    old_id = first.ingested[0]["source_id"]
+    doc.write_text("# Note\n\nThe vault code is silver otter.\n")
+    second = library.ingest([doc])
+    new_id = second.ingested[0]["source_id"]
+    assert new_id != old_id
+    assert library.store.source_ids() == {new_id}
+    joined = " ".join(texts_for(library, "vault code"))
+    assert "silver otter" in joined and "amber falcon" not in joined
+    [entry] = library.sources()
+    assert entry.status == INDEXED and entry.source_id == new_id and entry.sha256
+
+
+def test_unchanged_file_is_skipped_and_duplicate_content_shared(
+    library: Engine, tmp_path: Path
+) -> None:
+    source = CORPUS / "text_md/unstructured__norwich-city.txt"
+    copy = tmp_path / "copy.txt"
+    shutil.copy(source, copy)
+    library.ingest([source])
+    chunks = library.store.count()
+    again = library.ingest([source])
+    assert again.skipped and not again.ingested
+    library.ingest([copy])
+    assert library.store.count() == chunks  # same content, same chunks
+    library.remove(str(copy))
+    assert library.store.count() == chunks  # still used by the first path
+    library.remove(str(source))
+    assert library.store.count() == 0
+
+
+def test_interrupted_ingest_is_redone(library: Engine, tmp_path: Path) -> None:
+    doc = tmp_path / "a.md"
+    doc.write_text("Interrupted ingests must be detected and finished later.\n")
+    library.ingest([doc])
+    entry = library.manifest.get(str(doc.resolve()))
+    assert entry is not None
+    # A run that stopped between marking the file and committing its chunks:
+    library.manifest.begin(entry)
+    library.store.delete_sources([entry.source_id])
+    assert library.manifest.get(entry.path).status == INDEXING  # type: ignore[union-attr]
+    redo = library.ingest([doc])
+    assert [item["path"] for item in redo.ingested] == [entry.path]
+    assert library.manifest.get(entry.path).status == INDEXED  # type: ignore[union-attr]
+    assert library.store.count() > 0
+
+
+def test_failed_file_leaves_nothing_and_batch_goes_on(library: Engine, tmp_path: Path) -> None:
+    good = tmp_path / "good.txt"
+    good.write_text("Good files still get indexed when a neighbour is broken.\n")
+    report = library.ingest(
+        [CORPUS / "malformed/derived__xlsx-truncated-20KB.xlsx", good, tmp_path / "nope.docx"]
+    )
+    assert [Path(item["path"]).name for item in report.ingested] == ["good.txt"]
+    assert len(report.failed) == 2
+    assert {e.path for e in library.sources()} == {str(good.resolve())}
+
+
+def test_filters_by_source_and_page(library: Engine) -> None:
+    pdf = CORPUS / "pdf_multicolumn/pdfjs__tracemonkey.pdf"
+    txt = CORPUS / "text_md/unstructured__norwich-city.txt"
+    report = library.ingest([pdf, txt])
+    ids = {Path(str(i["path"])).name: str(i["source_id"]) for i in report.ingested}
+    only_pdf = polyrag.Filter(source_ids=(ids["pdfjs__tracemonkey.pdf"],))
+    hits = library.search("football club appearances", where=only_pdf).hits
+    assert hits and all(h.chunk.path.endswith(".pdf") for h in hits)
+    page_two = polyrag.Filter(pages=(2,))
+    hits = library.search("trace compilation", where=page_two).hits
+    assert hits and all(h.chunk.locator.page == 2 for h in hits)

@@ -1,0 +1,178 @@
+"""HybridRetriever over a real LanceStore, with a scripted embedder (the store is what matters)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from polyrag.errors import ConfigError
+from polyrag.index.store.lancedb import LanceStore
+from polyrag.retrieve.base import TIMING_KEYS
+from polyrag.retrieve.hybrid import HybridRetriever
+from polyrag.settings import RetrieveSettings
+from polyrag.types import Chunk, Filter, Locator, Modality
+
+DIM = 8
+
+
+def unit(seed: int) -> np.ndarray:
+    vector = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+class ScriptedEmbedder:
+    """Known vectors for known texts, a seeded random one otherwise; counts its calls."""
+
+    model_id = "scripted"
+    dim = DIM
+    max_tokens = 256
+
+    def __init__(self, vectors: dict[str, np.ndarray]) -> None:
+        self.vectors = vectors
+        self.calls = 0
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls += 1
+        return np.stack([self.vectors.get(t, unit(len(t) + 1000)) for t in texts])
+
+
+TEXTS = [
+    "Invoice 48213 was paid on 12 March.",  # the keyword target
+    "Quarterly revenue grew by nine percent.",  # the vector target
+    "The warehouse moved to a new building.",
+    "Engineers tested the pump for three weeks.",
+    "Revenue invoice summary for the board.",  # found by both
+]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[LanceStore]:
+    store = LanceStore(tmp_path / "index", DIM)
+    chunks = [
+        Chunk(
+            chunk_id=f"c{i}",
+            source_id="a" if i < 3 else "b",
+            path="/doc.pdf",
+            text=text,
+            locator=Locator(page=i + 1),
+            modality=Modality.TABLE if i == 4 else Modality.TEXT,
+            ordinal=i,
+        )
+        for i, text in enumerate(TEXTS)
+    ]
+    vectors = np.stack([unit(i) for i in range(len(TEXTS))])
+    store.replace(chunks, vectors)
+    yield store
+    store.close()
+
+
+QUERY = "invoice revenue"
+
+
+@pytest.fixture
+def embedder() -> ScriptedEmbedder:
+    # The query vector sits between chunk 1 and chunk 4, far from chunk 0.
+    mix = unit(1) + unit(4)
+    return ScriptedEmbedder({QUERY: mix / np.linalg.norm(mix)})
+
+
+def retriever(store: LanceStore, embedder: ScriptedEmbedder, **settings: float) -> HybridRetriever:
+    return HybridRetriever(store, embedder, RetrieveSettings.model_validate(settings))
+
+
+def ids(result_hits: Sequence) -> list[str]:
+    return [hit.chunk.chunk_id for hit in result_hits]
+
+
+def test_hybrid_puts_agreement_first(store: LanceStore, embedder: ScriptedEmbedder) -> None:
+    result = retriever(store, embedder).search(QUERY, k=3)
+    top = result.hits[0]
+    assert top.chunk.chunk_id == "c4"
+    assert top.keyword_rank is not None and top.vector_rank is not None
+    assert top.score == pytest.approx(1 / (60 + top.keyword_rank) + 1 / (60 + top.vector_rank))
+    assert len(result.hits) == 3
+    assert set(result.timings_ms) == set(TIMING_KEYS)
+    assert result.timings_ms["total"] >= result.timings_ms["vector"] > 0
+
+
+def test_keyword_only_hits_get_their_similarity(
+    store: LanceStore, embedder: ScriptedEmbedder
+) -> None:
+    # The query vector points away from chunk 0, so only BM25 finds chunk 0 ("48213").
+    embedder.vectors["invoice 48213"] = -unit(0)
+    result = retriever(store, embedder, candidates=3).search("invoice 48213", k=3)
+    [hit] = [hit for hit in result.hits if hit.chunk.chunk_id == "c0"]
+    assert hit.keyword_rank == 1 and hit.vector_rank is None
+    assert hit.vector_similarity == pytest.approx(-1.0, abs=1e-5)
+    assert all(hit.vector_similarity is not None for hit in result.hits)
+
+
+def test_keyword_mode_does_not_embed(store: LanceStore, embedder: ScriptedEmbedder) -> None:
+    result = retriever(store, embedder).search("48213", mode="keyword")
+    assert ids(result.hits) == ["c0"]
+    assert result.hits[0].keyword_rank == 1 and result.hits[0].vector_rank is None
+    assert embedder.calls == 0
+    assert result.timings_ms["embed"] == 0 and result.timings_ms["vector"] == 0
+
+
+def test_vector_mode_returns_cosines(store: LanceStore, embedder: ScriptedEmbedder) -> None:
+    result = retriever(store, embedder).search(QUERY, k=2, mode="vector")
+    assert set(ids(result.hits)) == {"c1", "c4"}
+    assert all(hit.score == hit.vector_similarity for hit in result.hits)
+    assert result.timings_ms["keyword"] == 0
+
+
+def test_filter_applies_to_both_lists(store: LanceStore, embedder: ScriptedEmbedder) -> None:
+    result = retriever(store, embedder).search(QUERY, k=5, where=Filter(source_ids=("a",)))
+    assert result.hits and {hit.chunk.source_id for hit in result.hits} == {"a"}
+    tables = retriever(store, embedder).search(QUERY, where=Filter(modalities=(Modality.TABLE,)))
+    assert ids(tables.hits) == ["c4"]
+
+
+def test_k_defaults_to_settings(store: LanceStore, embedder: ScriptedEmbedder) -> None:
+    assert len(retriever(store, embedder, k=2).search(QUERY).hits) == 2
+    assert len(retriever(store, embedder, k=2).search(QUERY, k=4).hits) == 4
+
+
+def test_zero_keyword_weight_skips_bm25(store: LanceStore, embedder: ScriptedEmbedder) -> None:
+    result = retriever(store, embedder, keyword_weight=0).search(QUERY, k=3)
+    assert all(hit.keyword_rank is None for hit in result.hits)
+    assert result.timings_ms["keyword"] == 0
+
+
+def test_both_weights_zero_is_a_config_error(
+    store: LanceStore, embedder: ScriptedEmbedder
+) -> None:
+    with pytest.raises(ConfigError):
+        retriever(store, embedder, keyword_weight=0, vector_weight=0)
+
+
+def test_parallel_and_sequential_agree(store: LanceStore, embedder: ScriptedEmbedder) -> None:
+    settings = RetrieveSettings()
+    parallel = HybridRetriever(store, embedder, settings).search(QUERY)
+    sequential = HybridRetriever(store, embedder, settings, parallel=False).search(QUERY)
+    assert parallel.hits == sequential.hits
+
+
+def test_empty_store_and_blank_query(tmp_path: Path, embedder: ScriptedEmbedder) -> None:
+    empty = LanceStore(tmp_path / "empty", DIM)
+    try:
+        assert retriever(empty, embedder).search(QUERY).hits == []
+        assert retriever(empty, embedder).search("   ").hits == []
+    finally:
+        empty.close()
+
+
+def test_zero_vector_weight_still_gives_similarity(
+    store: LanceStore, embedder: ScriptedEmbedder
+) -> None:
+    result = retriever(store, embedder, vector_weight=0).search(QUERY, k=3)
+    assert result.hits and all(hit.vector_rank is None for hit in result.hits)
+    assert all(hit.vector_similarity is not None for hit in result.hits)
+    assert result.timings_ms["vector"] == 0 and embedder.calls == 1
