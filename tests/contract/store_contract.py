@@ -223,9 +223,7 @@ class StoreContract:
         assert hits[0].score >= hits[1].score
         assert [hit.keyword_rank for hit in hits] == [1, 2]
 
-    def test_keyword_hits_carry_cosine_to_a_given_vector(
-        self, store: Store, library: dict
-    ) -> None:
+    def test_keyword_hits_carry_cosine_to_a_given_vector(self, store: Store, library: dict) -> None:
         chunks, vectors = library["report"]
         query = near(vectors[3], seed=21, noise=0.5)
         [hit] = store.keyword_search("invoice 48213", 1, vector=query)

@@ -146,9 +146,7 @@ def test_zero_keyword_weight_skips_bm25(store: LanceStore, embedder: ScriptedEmb
     assert result.timings_ms["keyword"] == 0
 
 
-def test_both_weights_zero_is_a_config_error(
-    store: LanceStore, embedder: ScriptedEmbedder
-) -> None:
+def test_both_weights_zero_is_a_config_error(store: LanceStore, embedder: ScriptedEmbedder) -> None:
     with pytest.raises(ConfigError):
         retriever(store, embedder, keyword_weight=0, vector_weight=0)
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from polyrag.chunk.sentences import sentence_spans
+from polyrag.chunk.sentences import sentence_spans, split_long
 from polyrag.types import Chunk, Hit
 
 _WORD = re.compile(r"[\w.%$-]+", re.UNICODE)
@@ -117,7 +117,13 @@ def _best_sentences(
     if budget <= 20:
         return ""
     separator = "\n" if "\n" in text else " "
-    sentences = [text[a:b] for a, b in sentence_spans(text)]
+    sentences: list[str] = []
+    for a, b in sentence_spans(text):  # over-long "sentences" (an info box) become word runs
+        sentence = text[a:b]
+        if count_tokens(sentence) > budget // 2:
+            sentences += [sentence[c:d] for c, d in split_long(sentence, budget // 2, count_tokens)]
+        else:
+            sentences.append(sentence)
     ranked = sorted(
         range(len(sentences)),
         key=lambda i: len(terms & content_words(sentences[i])),

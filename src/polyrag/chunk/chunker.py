@@ -29,12 +29,19 @@ class _Unit:
     tokens: int
     is_row: bool = False
     is_heading: bool = False
+    separator: str = " "  # what stood before it in the source: a space, or a line break
 
 
 class Chunker:
     def __init__(self, counter: TokenCounter, settings: ChunkSettings) -> None:
         self._count = counter.count_tokens
         self._settings = settings
+
+    @property
+    def version(self) -> str:
+        """Changes whenever the chunks of an unchanged file would change."""
+        s = self._settings
+        return f"chunk2-{s.max_tokens}-{s.overlap_tokens}-{s.table_max_tokens}"
 
     def chunk(self, source: Source, blocks: Iterable[Block]) -> list[Chunk]:
         builder = _Builder(source)
@@ -86,28 +93,26 @@ class Chunker:
         self, block: Block, locator: Locator, is_row: bool, is_heading: bool
     ) -> Iterable[_Unit]:
         text = block.text
-        spans = [(0, len(text.strip()))] if is_row else list(sentence_spans(text))
+        spans = [(0, len(text))] if is_row else list(sentence_spans(text))
         base = locator.char_span[0] if locator.char_span else None
+        previous_end = None
         for start, end in spans:
-            sentence = text[start:end].strip() if not is_row else text.strip()
+            sentence = text[start:end].strip()
             tokens = self._count(sentence)
-            pieces = (
-                [
-                    (start + a, start + b)
-                    for a, b in split_long(sentence, self._limit(), self._count)
-                ]
-                if tokens > self._limit()
-                else [(start, end)]
-            )
+            pieces = [(start, end)]
+            if tokens > self._limit():
+                runs = split_long(sentence, self._limit(), self._count)
+                pieces = [(start + a, start + b) for a, b in runs]
             for a, b in pieces:
-                piece = text[a:b] if len(pieces) > 1 else sentence
-                where = (
-                    replace(locator, char_span=(base + a, base + b))
-                    if base is not None
-                    else locator
-                )
+                piece = text[a:b].strip() if len(pieces) > 1 else sentence
+                where = locator
+                if base is not None:
+                    where = replace(locator, char_span=(base + a, base + b))
                 cost = tokens if len(pieces) == 1 else self._count(piece)
-                yield _Unit(piece, where, cost, is_row, is_heading)
+                gap = text[previous_end:a] if previous_end is not None else "\n"
+                separator = "\n" if "\n" in gap else " "
+                previous_end = b
+                yield _Unit(piece, where, cost, is_row, is_heading, separator)
 
     def _overlap(self, window: list[_Unit]) -> list[_Unit]:
         kept: list[_Unit] = []
@@ -153,8 +158,9 @@ class _Builder:
         self.chunks: list[Chunk] = []
 
     def add(self, units: list[_Unit], modality: Modality) -> None:
-        separator = "\n" if units[0].is_row or modality is Modality.TABLE else " "
-        text = separator.join(u.text for u in units).strip()
+        text = "".join(
+            (unit.separator if position else "") + unit.text for position, unit in enumerate(units)
+        ).strip()
         if not text:
             return
         ordinal = len(self.chunks)

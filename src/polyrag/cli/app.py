@@ -134,10 +134,10 @@ def search(
         timings = {key: round(value, 2) for key, value in result.timings_ms.items()}
         print_json({"query": query, "hits": hits, "timings_ms": timings})
         return
-    for hit in hits:
-        where = result.hits[hit["rank"] - 1].chunk.locator.describe()
-        out.print(f"[bold]{hit['rank']}.[/bold] {hit['path']} [dim]{where}[/dim]")
-        out.print("   " + _short(str(hit["text"]), 300), markup=False)
+    for rank, found in enumerate(result.hits, start=1):
+        where = found.chunk.locator.describe()
+        out.print(f"[bold]{rank}.[/bold] {found.chunk.path} [dim]{where}[/dim]")
+        out.print("   " + _short(found.chunk.text, 300), markup=False)
     out.print(f"[dim]{result.timings_ms['total']:.1f} ms[/dim]")
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from polyrag.chunk.chunker import Chunker
-from polyrag.errors import IngestError, ParseError, PolyragError
+from polyrag.errors import IngestError, PolyragError
 from polyrag.index.embed.base import Embedder
 from polyrag.index.store.base import Store
 from polyrag.ingest.discover import discover
@@ -130,21 +130,27 @@ class Ingestor:
         sha = hashlib.sha256(data).hexdigest()
         source_id = sha[:20]
         previous = self._manifest.get(path)
-        try:
-            document = self._router.parse(data, name=file.name)
-        except ParseError as error:
-            return _Prepared(path, error=error.one_line())
-        except PolyragError as error:
-            return _Prepared(path, error=error.one_line())
-        version = self._router.parser_version(document.media_type)
         if (
             previous
             and previous.sha256 == sha
             and previous.status == INDEXED
-            and previous.parser_version == version
+            and previous.parser_version == self._version(previous.media_type)
         ):
             return _Prepared(path, skipped_reason="unchanged")
+        try:
+            document = self._router.parse(data, name=file.name)
+        except PolyragError as error:  # ParseError and its kin: one line naming the reason
+            return _Prepared(path, error=error.one_line())
+        version = self._version(document.media_type)
         return self._chunked(path, file, data, sha, source_id, document, version, previous)
+
+    def _version(self, media_type: str) -> str:
+        """The parser's and the chunker's versions: when either changes, files are redone."""
+        try:
+            parser = self._router.parser_version(media_type)
+        except PolyragError:  # a format no parser reads any more
+            return ""
+        return f"{parser}+{self._chunker.version}"
 
     def _chunked(
         self,
