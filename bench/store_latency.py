@@ -104,6 +104,22 @@ def timed(calls: Sequence[Callable[[], Any]]) -> list[float]:
     return out
 
 
+def timed_pairs(
+    pairs: Sequence[tuple[Callable[[], Any], Callable[[], Any]]],
+) -> tuple[list[float], list[float]]:
+    first = timed([pair[0] for pair in pairs[:5]] + [pair[1] for pair in pairs[:5]])
+    del first  # warm-up only
+    a: list[float] = []
+    b: list[float] = []
+    for i, (call_a, call_b) in enumerate(pairs):
+        order = [(call_a, a), (call_b, b)] if i % 2 == 0 else [(call_b, b), (call_a, a)]
+        for call, out in order:
+            started = time.perf_counter()
+            call()
+            out.append((time.perf_counter() - started) * 1000)
+    return a, b
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     rng = np.random.default_rng(11)
     with tempfile.TemporaryDirectory() as tmp:
@@ -142,20 +158,44 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 [lambda v=v: store.vector_search(v, n, narrow) for v in vectors]
             ),
             "vectors_for_6": timed([lambda: store.vectors_for(hashes[:6])] * 50),
-            "hybrid_sequential": timed([lambda q=q: sequential.search(q) for q in queries]),
-            "hybrid_parallel": timed([lambda q=q: parallel.search(q) for q in queries]),
-            "hybrid_parallel_filtered": timed(
-                [lambda q=q: parallel.search(q, where=narrow) for q in queries]
-            ),
         }
+        # Interleaved, so machine noise hits both variants alike.
+        paired = timed_pairs(
+            [(lambda q=q: sequential.search(q), lambda q=q: parallel.search(q)) for q in queries]
+        )
+        results["hybrid_sequential"], results["hybrid_parallel"] = paired
+        results["hybrid_parallel_filtered"] = timed(
+            [lambda q=q: parallel.search(q, where=narrow) for q in queries]
+        )
+        fewer = HybridRetriever(store, fixed, RetrieveSettings(candidates=20))
+        results["hybrid_parallel_20_candidates"] = timed(
+            [lambda q=q: fewer.search(q) for q in queries]
+        )
         if args.real_embedder:
             from polyrag.engine import Engine
             from polyrag.settings import load_settings
 
             engine = Engine(load_settings(Path(tmp) / "home"))
-            real = HybridRetriever(store, engine.embedder, settings)
-            results["hybrid_with_embedding"] = timed([lambda q=q: real.search(q) for q in queries])
-            results["embed_only"] = timed([lambda q=q: engine.embedder.embed([q]) for q in queries])
+            embedder = engine.embedder
+            real_sequential = HybridRetriever(store, embedder, settings, parallel=False)
+            real_parallel = HybridRetriever(store, embedder, settings)
+            paired = timed_pairs(
+                [
+                    (lambda q=q: real_sequential.search(q), lambda q=q: real_parallel.search(q))
+                    for q in queries
+                ]
+            )
+            results["with_embedding_sequential"], results["with_embedding_parallel"] = paired
+            results["embed_only"] = timed([lambda q=q: embedder.embed([q]) for q in queries])
+            # Question-like queries: two index words in an English frame (~15 tokens).
+            pairs = rng.choice(words, size=(len(queries), 2), p=weights)
+            questions = [f"What was the {a} of the {b} in 2023?" for a, b in pairs]
+            results["question_with_embedding_parallel"] = timed(
+                [lambda q=q: real_parallel.search(q) for q in questions]
+            )
+            results["question_embed_only"] = timed(
+                [lambda q=q: embedder.embed([q]) for q in questions]
+            )
         store.close()
     return {
         key: percentiles(value) if isinstance(value, list) else value

@@ -81,8 +81,11 @@ def test_vector_index_is_built_then_retrained_as_the_table_grows(make) -> None:
     for n in range(1, 12):
         add(store, f"s{n}", [f"more {n} {i}" for i in range(100)], seed=n + 1)
         trained_on.append(store.health().vector_index)
-    # Built at 300 rows, retrained when the table had grown fourfold (1,200 rows).
-    assert trained_on == ["vector_ivf_sq_300"] * 9 + ["vector_ivf_sq_1200"] * 2
+    # Built at 300 rows, retrained whenever the table had doubled.
+    assert (
+        trained_on
+        == ["vector_ivf_sq_300"] * 3 + ["vector_ivf_sq_600"] * 6 + ["vector_ivf_sq_1200"] * 2
+    )
     assert store.health().rows == 1300
     hits = store.vector_search(vectors[17], 3)
     assert hits[0].chunk.chunk_id == "s0#17"
@@ -125,3 +128,15 @@ def test_bad_vectors_and_closed_store_raise_store_error(make) -> None:
     store.close()
     with pytest.raises(StoreError):
         store.count()
+
+
+def test_vector_index_is_retrained_before_delta_segments_pile_up(make) -> None:
+    store = make(ann_min_rows=60, fts_lag_rows=1)  # every write optimizes: one delta each
+    add(store, "base", [f"row {i}" for i in range(60)], seed=1)
+    names = []
+    for n in range(10):
+        add(store, f"s{n}", [f"more {n} {i}" for i in range(5)], seed=n + 2)
+        names.append(store.health().vector_index)
+    assert names[0] == "vector_ivf_sq_60"
+    assert len(set(names)) == 2  # one retrain, well before the table doubled
+    assert names[-1] != "vector_ivf_sq_60" and store.health().rows == 110

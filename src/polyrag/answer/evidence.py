@@ -94,7 +94,12 @@ def select_evidence(
     chosen: list[Evidence] = []
     left = budget
     terms = content_words(question)
-    candidates = list(hits[:max_items])
+    candidates: list[Hit] = []
+    for hit in hits:  # the same passage in two files (a CSV and its XLSX) is shown once
+        if len(candidates) < max_items and all(
+            " ".join(hit.chunk.text.split()) != " ".join(c.chunk.text.split()) for c in candidates
+        ):
+            candidates.append(hit)
     for position, hit in enumerate(candidates):
         share = left // (len(candidates) - position)
         header = count_tokens(f"[{len(chosen) + 1}] ({label(hit.chunk)})\n") + 2

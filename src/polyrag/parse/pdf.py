@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -93,9 +94,36 @@ def _page_blocks(document: pdfium.PdfDocument, index: int) -> list[Block]:
         page.close()
     number = index + 1
     return [
-        Block(BlockKind.TEXT, "\n".join(line.text for line in group), _locator(number, group))
+        Block(BlockKind.TEXT, _reflow(group), _locator(number, group))
         for group in _paragraphs(lines)
     ]
+
+
+def _reflow(group: list[_Line]) -> str:
+    """A paragraph's lines as a reader sees them: wrapped prose joined, other lines kept apart.
+
+    A line is a wrapped line of prose when it nearly fills the paragraph's width and is mostly
+    words; table rows, lists and headings keep their line breaks. A word hyphenated at the
+    line end is joined again.
+    """
+    widths = [line.box[2] - line.box[0] for line in group if line.box is not None]
+    full = max(widths, default=0.0)
+    text = group[0].text
+    for previous, line in pairwise(group):
+        width = previous.box[2] - previous.box[0] if previous.box is not None else 0.0
+        if full and width >= 0.8 * full and _is_prose(previous.text):
+            if text.endswith("-") and line.text[:1].islower():
+                text = text[:-1] + line.text
+            else:
+                text += " " + line.text
+        else:
+            text += "\n" + line.text
+    return text
+
+
+def _is_prose(text: str) -> bool:
+    words = text.split()
+    return len(words) >= 5 and sum(w.strip(".,;:()").isalpha() for w in words) >= 0.7 * len(words)
 
 
 def _lines(textpage: pdfium.PdfTextPage) -> list[_Line]:

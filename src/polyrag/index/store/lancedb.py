@@ -7,14 +7,14 @@ write and never a mix. Index upkeep, measured on 2 cores (see bench/store_latenc
   query; `optimize()` folds them in (0.1 s at 2k rows, ~0.8 s at 100k). So writes optimize once
   `fts_lag_rows` rows are waiting, and `optimize()` is public for the end of an ingest run.
 * Flat vector search costs ~0.7 µs per row (12 ms at 10k rows, 40 ms at 50k), so an IVF_SQ index
-  is built from `ann_min_rows` rows on (4 s at 100k; recall@10 ≈ 0.98, ~7 ms) and retrained
-  when the table has grown fourfold. IVF_HNSW_SQ was 3 ms faster but took 70-140 s to build.
+  is built from `ann_min_rows` rows on (~5 s at 100k; recall@10 ≈ 0.98, ~7 ms) and retrained
+  when the table has doubled or holds too many delta segments. IVF_HNSW_SQ searched ~3 ms
+  faster at equal recall but took 70-140 s to build; IVF_PQ needed a refine step for recall.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import threading
 from collections.abc import Coroutine, Sequence
@@ -49,6 +49,7 @@ VECTOR_INDEX_PREFIX = "vector_ivf_sq_"  # + the row count it was trained on
 SCALAR_INDEXED = ("chunk_id", "source_id", "text_sha256")
 CHUNK_COLUMNS = ["chunk_id", "source_id", "path", "text", "locator", "modality", "ordinal"]
 HASH_BATCH = 1000  # hashes per IN (...) predicate
+MAX_VECTOR_SEGMENTS = 8  # ~0.25 ms each per query; retraining costs ~5 s at 100k rows
 KEEP_VERSIONS = timedelta(minutes=10)  # old versions kept for readers in other processes
 
 # Lowercase, ASCII folding, English stemming and stop words: the usual BM25 setup (Anserini's
@@ -301,26 +302,22 @@ class LanceStore:
             await table.optimize(cleanup_older_than=KEEP_VERSIONS)
 
     async def _maintain(self, table: Any) -> None:
-        """Build or retrain the vector index when due; fold in BM25 rows once enough wait."""
-        rows = int(await table.count_rows())
-        vector_indexes = [
-            index.name
-            for index in await table.list_indices()
-            if index.name.startswith(VECTOR_INDEX_PREFIX)
-        ]
-        trained_on = max(
-            (int(name[len(VECTOR_INDEX_PREFIX) :]) for name in vector_indexes), default=0
-        )
-        if rows >= self.ann_min_rows and rows >= 4 * trained_on:
-            name = f"{VECTOR_INDEX_PREFIX}{rows}"
-            partitions = max(1, round(math.sqrt(rows)))
-            config = IvfSq(distance_type="cosine", num_partitions=partitions)
-            await table.create_index("vector", config=config, name=name)
-            for old in vector_indexes:
-                await table.drop_index(old)
-        stats = await table.index_stats(FTS_INDEX)
-        if stats is not None and stats.num_unindexed_rows >= self.fts_lag_rows:
+        """Fold waiting rows into the indexes once enough wait; (re)train the vector index."""
+        keyword = await table.index_stats(FTS_INDEX)
+        if keyword is not None and keyword.num_unindexed_rows >= self.fts_lag_rows:
             await table.optimize(cleanup_older_than=KEEP_VERSIONS)
+        rows = int(await table.count_rows())
+        if rows < self.ann_min_rows:
+            return
+        old = [i.name for i in await table.list_indices() if i.name.startswith(VECTOR_INDEX_PREFIX)]
+        trained_on = max((int(name[len(VECTOR_INDEX_PREFIX) :]) for name in old), default=0)
+        # optimize() adds each batch of rows as a delta segment, and every segment is searched.
+        segments = max([(await table.index_stats(name)).num_indices for name in old], default=0)
+        if rows >= 2 * trained_on or segments > MAX_VECTOR_SEGMENTS:
+            config = IvfSq(distance_type="cosine")  # LanceDB picks the partition count
+            await table.create_index("vector", config=config, name=f"{VECTOR_INDEX_PREFIX}{rows}")
+            for name in old:
+                await table.drop_index(name)
 
     async def _health(self) -> IndexHealth:
         table = await self._existing()
