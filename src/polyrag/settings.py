@@ -51,11 +51,12 @@ class AnswerSettings(_Section):
     max_answer_tokens: int = Field(200, ge=16, description="Longest answer generated.")
     temperature: float = Field(0.0, ge=0, le=2)
     min_similarity: float = Field(
-        0.25,
+        0.22,
         ge=-1,
         le=1,
-        description="Refuse without calling the LLM when the best hit's cosine similarity "
-        "to the question is below this (calibrated on office-qa and SQuAD 2.0).",
+        description="Refuse without calling the LLM when the best hit's cosine similarity to the "
+        "question is below this. Calibrated with `python -m bench.calibrate_refusal`: 99% of "
+        "answerable SQuAD 2.0 questions score above it against their own paragraph.",
     )
     history_turns: int = Field(10, ge=0, description="Chat turns used to rewrite follow-ups.")
 
