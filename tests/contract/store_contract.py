@@ -273,6 +273,9 @@ class StoreContract:
         }
         assert by_vector == everything
         assert store.count(where) == len(everything)
+        # Filters apply before the top k is cut (a prefilter), so k results still come back.
+        assert len(store.keyword_search(query, 2, where)) == min(2, len(expected))
+        assert len(store.vector_search(probe, 2, where)) == min(2, len(everything))
 
     # -- lookups ------------------------------------------------------------------------------
 
