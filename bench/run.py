@@ -58,10 +58,9 @@ def percentile(values: list[float], q: float) -> float:
 
 def bench_retrieval(size: int, queries: int) -> dict[str, Any]:
     """Hybrid search p50/p95 over `size` synthetic chunks, query embedding included."""
-    from polyrag.retrieve.hybrid import HybridRetriever
-
     from bench.synthetic import build_index
     from polyrag.engine import Engine
+    from polyrag.retrieve.hybrid import HybridRetriever
     from polyrag.settings import load_settings
 
     questions = [

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import numpy as np
-from polyrag.index.store.lancedb import LanceStore
 
+from polyrag.index.store.lancedb import LanceStore
 from polyrag.types import Chunk, Locator
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "eval" / "scifact" / "corpus.jsonl"
