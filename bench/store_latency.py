@@ -125,7 +125,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     rng = np.random.default_rng(11)
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        store = build(Path(tmp) / "index", args.chunks, args.dim, args.batch, rng)
+        if args.index and args.index.exists():  # reuse an index an earlier run kept
+            store = LanceStore(args.index, args.dim)
+        else:
+            store = build(args.index or Path(tmp) / "index", args.chunks, args.dim, args.batch, rng)
         build_s = time.perf_counter() - started
         words = vocabulary(20_000, np.random.default_rng(11))
         weights = zipf_weights(len(words))
@@ -235,6 +238,7 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--batch", type=int, default=5_000, help="chunks per replace() call")
+    parser.add_argument("--index", type=Path, help="keep the index here; reuse it if present")
     parser.add_argument("--real-embedder", action="store_true")
     parser.add_argument(
         "--no-spin", action="store_true", help="real embedder with ONNX thread spinning off"

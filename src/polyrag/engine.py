@@ -94,7 +94,10 @@ class Engine:
             manifest=self.manifest,
             settings=self.settings.ingest,
         )
-        return ingestor.ingest(paths, on_progress)
+        report = ingestor.ingest(paths, on_progress)
+        if report.ingested:
+            self.store.optimize()  # fold the new rows into the BM25 and vector indexes
+        return report
 
     def search(
         self,
@@ -155,5 +158,10 @@ class Engine:
         return {"home": str(self.home), "sources": len(self.manifest.all())}
 
     def close(self) -> None:
+        """Release the index, the manifest and worker threads (models are freed with the engine)."""
+        if "retriever" in self.__dict__:
+            self.retriever.close()
+        if "store" in self.__dict__:
+            self.store.close()
         if "manifest" in self.__dict__:
             self.manifest.close()

@@ -45,6 +45,9 @@ class OnnxMiniLM:
         options.intra_op_num_threads = threads or (os.cpu_count() or 1)
         options.inter_op_num_threads = 1
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Idle ONNX threads would spin on both cores after each query and slow the index
+        # searches that follow it (hybrid p50 at 100k chunks: 29 → 24 ms).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self._session = onnxruntime.InferenceSession(
                 str(model_file), options, providers=["CPUExecutionProvider"]

@@ -14,7 +14,6 @@ write and never a mix. Index upkeep, measured on 2 cores (see bench/store_latenc
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from collections.abc import Coroutine, Sequence
@@ -36,8 +35,16 @@ from lancedb.query import FullTextOperator, MatchQuery
 
 from polyrag.errors import StoreError
 from polyrag.index.store.filters import filter_sql, in_list, quote
+from polyrag.index.store.lance_rows import (
+    CHUNK_COLUMNS,
+    chunks_from,
+    cosines,
+    matrix,
+    rows_table,
+    table_schema,
+)
 from polyrag.index.store.loop import EventLoopThread
-from polyrag.types import Chunk, Filter, Hit, Locator, Modality
+from polyrag.types import Chunk, Filter, Hit
 
 T = TypeVar("T")
 
@@ -47,7 +54,6 @@ VECTOR_INDEX_PREFIX = "vector_ivf_sq_"  # + the row count it was trained on
 # B-trees: merge_insert joins on chunk_id; filters, deletes and chunks_of select by source_id;
 # ingestion looks vectors up by text_sha256 (16 ms → 4 ms at 100k rows).
 SCALAR_INDEXED = ("chunk_id", "source_id", "text_sha256")
-CHUNK_COLUMNS = ["chunk_id", "source_id", "path", "text", "locator", "modality", "ordinal"]
 HASH_BATCH = 1000  # hashes per IN (...) predicate
 MAX_VECTOR_SEGMENTS = 8  # ~0.25 ms each per query; retraining costs ~5 s at 100k rows
 KEEP_VERSIONS = timedelta(minutes=10)  # old versions kept for readers in other processes
@@ -63,23 +69,6 @@ FTS_CONFIG = FTS(
     ascii_folding=True,
     with_position=False,
 )
-
-
-def table_schema(dim: int) -> pa.Schema:
-    return pa.schema(
-        [
-            pa.field("chunk_id", pa.string(), nullable=False),
-            pa.field("source_id", pa.string(), nullable=False),
-            pa.field("path", pa.string()),
-            pa.field("text", pa.string()),
-            pa.field("text_sha256", pa.string()),
-            pa.field("locator", pa.string()),  # Locator.to_json()
-            pa.field("modality", pa.string()),
-            pa.field("ordinal", pa.int32()),
-            pa.field("page", pa.int32()),  # locator.page, for filtering
-            pa.field("vector", pa.list_(pa.float32(), dim)),
-        ]
-    )
 
 
 @dataclass(frozen=True)
@@ -134,7 +123,7 @@ class LanceStore:
         if not chunks:
             self.delete_sources(replaces)
             return
-        rows = self._rows(chunks, vectors)
+        rows = rows_table(chunks, vectors, self._schema)
         with self._write_lock:
             self._call(self._replace(rows, list(replaces)))
 
@@ -170,11 +159,11 @@ class LanceStore:
         scores = result.column("_score").to_pylist()
         similarities: list[float | None] = [None] * result.num_rows
         if query_vector is not None:
-            similarities = list(_cosines(_matrix(result.column("vector"), self.dim), query_vector))
+            similarities = list(cosines(matrix(result.column("vector"), self.dim), query_vector))
         return [
             Hit(chunk=chunk, score=float(score), keyword_rank=rank, vector_similarity=similarity)
             for rank, (chunk, score, similarity) in enumerate(
-                zip(_chunks(result), scores, similarities, strict=True), start=1
+                zip(chunks_from(result), scores, similarities, strict=True), start=1
             )
         ]
 
@@ -187,8 +176,10 @@ class LanceStore:
             return []
         # Similarity from the stored vectors, not `_distance`: with an IVF_SQ index LanceDB's
         # "cosine" distance comes back as 2·(1 - cos), while flat search gives 1 - cos.
-        similarities = _cosines(_matrix(result.column("vector"), self.dim), query)
-        ranked = sorted(zip(_chunks(result), similarities, strict=True), key=lambda pair: -pair[1])
+        similarities = cosines(matrix(result.column("vector"), self.dim), query)
+        ranked = sorted(
+            zip(chunks_from(result), similarities, strict=True), key=lambda pair: -pair[1]
+        )
         return [
             Hit(chunk=chunk, score=similarity, vector_rank=rank, vector_similarity=similarity)
             for rank, (chunk, similarity) in enumerate(ranked, start=1)
@@ -207,7 +198,7 @@ class LanceStore:
         result = self._call(self._scan(f"source_id = {quote(source_id)}", CHUNK_COLUMNS))
         if result is None:
             return []
-        return sorted(_chunks(result), key=lambda chunk: chunk.ordinal)
+        return sorted(chunks_from(result), key=lambda chunk: chunk.ordinal)
 
     def vectors_for(self, texts_by_hash: Sequence[str]) -> dict[str, np.ndarray]:
         hashes = list(dict.fromkeys(texts_by_hash))
@@ -217,9 +208,9 @@ class LanceStore:
             result = self._call(self._scan(predicate, ["text_sha256", "vector"]))
             if result is None:
                 return {}
-            matrix = _matrix(result.column("vector"), self.dim)
+            stored = matrix(result.column("vector"), self.dim)
             for i, text_hash in enumerate(result.column("text_sha256").to_pylist()):
-                out[text_hash] = matrix[i].copy()
+                out[text_hash] = stored[i].copy()
         return out
 
     def _query_vector(self, vector: np.ndarray) -> np.ndarray:
@@ -378,32 +369,6 @@ class LanceStore:
             query = query.where(predicate)
         return await query.to_arrow()
 
-    # -- rows -------------------------------------------------------------------------------
-
-    def _rows(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> pa.Table:
-        # A chunk id given twice keeps its last version (merge_insert rejects duplicate keys).
-        last = {chunk.chunk_id: i for i, chunk in enumerate(chunks)}
-        keep = sorted(last.values())
-        chosen = [chunks[i] for i in keep]
-        flat = pa.array(np.ascontiguousarray(vectors[keep]).reshape(-1), type=pa.float32())
-        columns = {
-            "chunk_id": [c.chunk_id for c in chosen],
-            "source_id": [c.source_id for c in chosen],
-            "path": [c.path for c in chosen],
-            "text": [c.text for c in chosen],
-            "text_sha256": [text_sha256(c.text) for c in chosen],
-            "locator": [c.locator.to_json() for c in chosen],
-            "modality": [str(c.modality) for c in chosen],
-            "ordinal": [c.ordinal for c in chosen],
-            "page": [c.locator.page for c in chosen],
-            "vector": pa.FixedSizeListArray.from_arrays(flat, self.dim),
-        }
-        return pa.table(columns, schema=self._schema)
-
-
-def text_sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
 
 def _match(text: str) -> MatchQuery:
     """Any of the query's terms (OR), exact: structured, so nothing in `text` is parsed."""
@@ -417,32 +382,3 @@ def _match(text: str) -> MatchQuery:
         prefix_length=0,
         document_granularity=None,
     )
-
-
-def _chunks(result: pa.Table) -> list[Chunk]:
-    columns = {name: result.column(name).to_pylist() for name in CHUNK_COLUMNS}
-    return [
-        Chunk(
-            chunk_id=columns["chunk_id"][i],
-            source_id=columns["source_id"][i],
-            path=columns["path"][i] or "",
-            text=columns["text"][i] or "",
-            locator=Locator.from_json(columns["locator"][i] or ""),
-            modality=Modality(columns["modality"][i] or Modality.TEXT),
-            ordinal=columns["ordinal"][i] or 0,
-        )
-        for i in range(result.num_rows)
-    ]
-
-
-def _cosines(matrix: np.ndarray, query: np.ndarray) -> list[float]:
-    norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(query))
-    cosines = (matrix @ query) / np.where(norms > 0, norms, 1.0)
-    return [float(c) for c in np.clip(cosines, -1.0, 1.0)]
-
-
-def _matrix(column: pa.ChunkedArray, dim: int) -> np.ndarray:
-    if len(column) == 0:
-        return np.empty((0, dim), dtype=np.float32)
-    values = pc.list_flatten(column.combine_chunks())
-    return np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.float32).reshape(-1, dim)

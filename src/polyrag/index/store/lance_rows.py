@@ -1,0 +1,87 @@
+"""The LanceDB table's schema and the conversions between its rows and our value types."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from polyrag.types import Chunk, Locator, Modality
+
+# The columns a Chunk is rebuilt from (the table also holds text_sha256, page and vector).
+CHUNK_COLUMNS = ["chunk_id", "source_id", "path", "text", "locator", "modality", "ordinal"]
+
+
+def table_schema(dim: int) -> pa.Schema:
+    return pa.schema(
+        [
+            pa.field("chunk_id", pa.string(), nullable=False),
+            pa.field("source_id", pa.string(), nullable=False),
+            pa.field("path", pa.string()),
+            pa.field("text", pa.string()),
+            pa.field("text_sha256", pa.string()),
+            pa.field("locator", pa.string()),  # Locator.to_json()
+            pa.field("modality", pa.string()),
+            pa.field("ordinal", pa.int32()),
+            pa.field("page", pa.int32()),  # locator.page, for filtering
+            pa.field("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+
+
+def rows_table(chunks: Sequence[Chunk], vectors: np.ndarray, schema: pa.Schema) -> pa.Table:
+    """The table rows for chunks; a chunk id given twice keeps its last version."""
+    last = {chunk.chunk_id: i for i, chunk in enumerate(chunks)}
+    keep = sorted(last.values())
+    chosen = [chunks[i] for i in keep]
+    dim = schema.field("vector").type.list_size
+    flat = pa.array(np.ascontiguousarray(vectors[keep]).reshape(-1), type=pa.float32())
+    columns = {
+        "chunk_id": [c.chunk_id for c in chosen],
+        "source_id": [c.source_id for c in chosen],
+        "path": [c.path for c in chosen],
+        "text": [c.text for c in chosen],
+        "text_sha256": [text_sha256(c.text) for c in chosen],
+        "locator": [c.locator.to_json() for c in chosen],
+        "modality": [str(c.modality) for c in chosen],
+        "ordinal": [c.ordinal for c in chosen],
+        "page": [c.locator.page for c in chosen],
+        "vector": pa.FixedSizeListArray.from_arrays(flat, dim),
+    }
+    return pa.table(columns, schema=schema)
+
+
+def text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def chunks_from(result: pa.Table) -> list[Chunk]:
+    columns = {name: result.column(name).to_pylist() for name in CHUNK_COLUMNS}
+    return [
+        Chunk(
+            chunk_id=columns["chunk_id"][i],
+            source_id=columns["source_id"][i],
+            path=columns["path"][i] or "",
+            text=columns["text"][i] or "",
+            locator=Locator.from_json(columns["locator"][i] or ""),
+            modality=Modality(columns["modality"][i] or Modality.TEXT),
+            ordinal=columns["ordinal"][i] or 0,
+        )
+        for i in range(result.num_rows)
+    ]
+
+
+def cosines(matrix: np.ndarray, query: np.ndarray) -> list[float]:
+    norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(query))
+    cosines = (matrix @ query) / np.where(norms > 0, norms, 1.0)
+    return [float(c) for c in np.clip(cosines, -1.0, 1.0)]
+
+
+def matrix(column: pa.ChunkedArray, dim: int) -> np.ndarray:
+    if len(column) == 0:
+        return np.empty((0, dim), dtype=np.float32)
+    values = pc.list_flatten(column.combine_chunks())
+    return np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.float32).reshape(-1, dim)
