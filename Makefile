@@ -32,8 +32,8 @@ demo: install
 	$(BIN)/polyrag ask --home .polyrag/demo "What is the capital of Australia?"
 
 lint: install
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
 
 typecheck: install
 	$(BIN)/mypy src

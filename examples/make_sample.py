@@ -1,6 +1,6 @@
 """Regenerate the demo folder `sample/` (the files are committed; this documents their origin).
 
-    .venv/bin/python examples/make_sample.py
+.venv/bin/python examples/make_sample.py
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ def pdf(path: Path, pages: list[list[str]]) -> None:
     xref = len(body)
     body += f"xref\n0 {len(offsets) + 1}\n0000000000 65535 f \n".encode()
     body += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
-    body += f"trailer\n<< /Size {len(offsets) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    trailer = f"trailer\n<< /Size {len(offsets) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
+    body += trailer.encode()
     path.write_bytes(body)
 
 
@@ -85,9 +86,8 @@ def main() -> None:
     )
     document.add_heading("Owners", level=2)
     table = document.add_table(rows=3, cols=2)
-    for row, (task, owner) in zip(
-        table.rows, [("Task", "Owner"), ("Press kit", "Mina Okafor"), ("Demo units", "Jonas Berg")]
-    ):
+    owners = [("Task", "Owner"), ("Press kit", "Mina Okafor"), ("Demo units", "Jonas Berg")]
+    for row, (task, owner) in zip(table.rows, owners, strict=True):
         row.cells[0].text, row.cells[1].text = task, owner
     document.save(str(HERE / "aurora-launch.docx"))
 
@@ -108,8 +108,16 @@ def main() -> None:
     pdf(
         HERE / "annual-report.pdf",
         [
-            ["Northwind Labs annual report 2026", "", "Revenue grew 18 percent to 4.2 million euros."],
-            ["Outlook", "", "The board expects the Aurora platform to reach 1,200 customers by 2028."],
+            [
+                "Northwind Labs annual report 2026",
+                "",
+                "Revenue grew 18 percent to 4.2 million euros.",
+            ],
+            [
+                "Outlook",
+                "",
+                "The board expects the Aurora platform to reach 1,200 customers by 2028.",
+            ],
         ],
     )
 
