@@ -24,7 +24,7 @@ class OnnxMiniLM:
     max_tokens = 256
 
     def __init__(
-        self, model_file: Path, tokenizer_file: Path, *, batch_size: int = 32, threads: int = 0
+        self, model_file: Path, tokenizer_file: Path, *, batch_size: int = 8, threads: int = 0
     ) -> None:
         try:
             import onnxruntime
