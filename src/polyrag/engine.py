@@ -10,7 +10,6 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
 
 from polyrag.answer.generator import Answerer
 from polyrag.chunk.chunker import Chunker
@@ -26,11 +25,10 @@ from polyrag.llm.remote import OpenAICompatibleModel
 from polyrag.models.files import model_path
 from polyrag.models.registry import MINILM_ONNX, MINILM_TOKENIZER
 from polyrag.parse.router import ParserRouter
-from polyrag.retrieve.hybrid import HybridRetriever, RetrievalResult
+from polyrag.retrieve.base import RetrievalResult, SearchMode
+from polyrag.retrieve.hybrid import HybridRetriever
 from polyrag.settings import Settings, load_settings
 from polyrag.types import REFUSAL, Answer, Filter
-
-SearchMode = Literal["hybrid", "keyword", "vector"]
 
 
 class Engine:
@@ -153,9 +151,6 @@ class Engine:
             if stale:
                 self.store.delete_sources(stale)
         return entries
-
-    def describe(self) -> dict[str, Any]:
-        return {"home": str(self.home), "sources": len(self.manifest.all())}
 
     def close(self) -> None:
         """Release the index, the manifest and worker threads (models are freed with the engine)."""
