@@ -165,3 +165,19 @@ def test_text_output_and_exit_codes(tmp_path: Path) -> None:
     assert "unstructured__empty.txt" in done.stderr and "empty" in done.stderr
     done = polyrag(home, "ingest", str(tmp_path / "missing.pdf"), check=False)
     assert done.returncode == 1 and "no such file" in done.stderr
+
+
+def test_chat_rewrites_follow_ups(home: Path, ingested: dict[str, Any]) -> None:
+    turns = "On what date was Iwan Roberts born?\nFor which club did he make 278 appearances?\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "polyrag.cli.app", "chat", "--home", str(home)],
+        input=turns,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    understood = [line for line in done.stdout.splitlines() if "understood as:" in line]
+    assert understood and "Roberts" in understood[0], done.stdout
+    assert "1968" in done.stdout and "Norwich" in done.stdout
