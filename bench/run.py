@@ -15,7 +15,6 @@ import json
 import os
 import platform
 import resource
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -255,22 +254,44 @@ def render(results: dict[str, Any], quick: bool) -> str:
     return "\n".join(lines)
 
 
+SECTIONS = ("retrieval", "ingest", "answers")
+RESULTS = REPO / ".polyrag" / "bench-results.json"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="a few minutes instead of ~30")
+    parser.add_argument(
+        "--only",
+        choices=SECTIONS,
+        action="append",
+        help="rerun only this section, keeping the others from the last run on this machine",
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    sizes = [10_000] if args.quick else [10_000, 100_000]
-    results: dict[str, Any] = {"machine": machine()}
-    results["retrieval"] = [bench_retrieval(size, 50 if args.quick else 200) for size in sizes]
-    print(json.dumps(results["retrieval"], indent=1), flush=True)
-    results["ingest"] = bench_ingest(5 if args.quick else None)
-    print(json.dumps(results["ingest"], indent=1), flush=True)
-    results["answers"] = bench_answers(4 if args.quick else None)
-    print(json.dumps({k: v for k, v in results["answers"].items() if k != "rows"}), flush=True)
+    sections = args.only or list(SECTIONS)
+    results: dict[str, Any] = {}
+    if args.only and RESULTS.is_file():
+        results = json.loads(RESULTS.read_text())
+    results["machine"] = machine()
+    if "retrieval" in sections:
+        sizes = [10_000] if args.quick else [10_000, 100_000]
+        results["retrieval"] = [bench_retrieval(size, 50 if args.quick else 200) for size in sizes]
+        print(json.dumps(results["retrieval"], indent=1), flush=True)
+    if "ingest" in sections:
+        results["ingest"] = bench_ingest(5 if args.quick else None)
+        print(json.dumps(results["ingest"], indent=1), flush=True)
+    if "answers" in sections:
+        results["answers"] = bench_answers(4 if args.quick else None)
+        summary = {k: v for k, v in results["answers"].items() if k != "rows"}
+        print(json.dumps(summary), flush=True)
+    missing = [name for name in SECTIONS if name not in results]
+    if missing:
+        print(f"no earlier results for {', '.join(missing)}: run without --only", file=sys.stderr)
+        return 1
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=1))
     OUT.write_text(render(results, args.quick), encoding="utf-8")
-    (REPO / ".polyrag").mkdir(exist_ok=True)
-    shutil.copy(OUT, REPO / ".polyrag" / "last-bench.md")
     print(f"wrote {OUT}")
     return 0
 

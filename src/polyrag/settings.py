@@ -39,7 +39,7 @@ class EmbedSettings(_Section):
 
 class RetrieveSettings(_Section):
     k: int = Field(6, ge=1, le=100, description="Hits returned by search and given to the LLM.")
-    candidates: int = Field(40, ge=1, le=1000, description="Hits each retriever contributes.")
+    candidates: int = Field(20, ge=1, le=1000, description="Hits each retriever contributes.")
     rrf_k: float = Field(60.0, gt=0, description="Reciprocal rank fusion constant.")
     keyword_weight: float = Field(1.0, ge=0, description="Weight of the BM25 list in fusion.")
     vector_weight: float = Field(1.0, ge=0, description="Weight of the vector list in fusion.")
