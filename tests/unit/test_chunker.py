@@ -98,3 +98,22 @@ def test_overlong_sentence_is_split_by_words() -> None:
     assert all(len(c.text.split()) <= 40 for c in chunks)
     assert " ".join(chunks[0].text.split()[:3]) == "word0 word1 word2"
     assert chunks[0].locator.char_span is not None and chunks[0].locator.char_span[0] == 0
+
+
+def test_a_title_before_a_table_or_rows_is_no_chunk_of_its_own() -> None:
+    table = "| Colour | Code |\n| --- | --- |\n| Purple | 7 |"
+    chunks = make().chunk(
+        SOURCE,
+        [
+            Block(BlockKind.HEADING, "A Slide with a Table", Locator(slide=1), level=1),
+            Block(BlockKind.TABLE, table, Locator(slide=1)),
+            Block(BlockKind.BREAK, ""),
+            Block(BlockKind.HEADING, "Teams", Locator(sheet="Teams"), level=1),
+            Block(BlockKind.ROW, "Row 2: Team is Blues", Locator(sheet="Teams", rows=(2, 2))),
+            Block(BlockKind.BREAK, ""),
+            Block(BlockKind.HEADING, "Only a title", Locator(slide=2), level=1),
+        ],
+    )
+    assert [c.text for c in chunks] == [table, "Row 2: Team is Blues", "Only a title"]
+    assert chunks[0].locator.heading_path == ("A Slide with a Table",)
+    assert chunks[1].locator.heading_path == ("Teams",)

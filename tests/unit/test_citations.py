@@ -60,3 +60,31 @@ def test_select_evidence_respects_budget() -> None:
     assert total <= 60
     if len(chosen) > 1:
         assert "launch" in chosen[1].text
+
+
+def test_select_evidence_leaves_out_hits_far_below_the_best() -> None:
+    hits = [
+        Hit(chunk("Purple is in Column 1, Orange in Column 2.", 0), 1.0),
+        Hit(chunk("The slide title is A Slide with a Table.", 1), 0.76),
+        Hit(chunk("Column 8 is Purple in another sheet.", 2), 0.61),
+    ]
+    kept = select_evidence(hits, "Column 2 Purple?", len, 10_000, 3, min_relative_score=0.7)
+    assert [e.chunk.chunk_id for e in kept] == ["s-0", "s-1"]
+    everything = select_evidence(hits, "Column 2 Purple?", len, 10_000, 3)
+    assert len(everything) == 3
+
+
+def test_evidence_is_put_in_reading_order() -> None:
+    def part(text: str, source: str, ordinal: int) -> Chunk:
+        return Chunk(
+            f"{source}-{ordinal}", source, f"/d/{source}.txt", text, Locator(), ordinal=ordinal
+        )
+
+    hits = [
+        Hit(part("Later in A.", "a", 5), 1.0),
+        Hit(part("Only in B.", "b", 0), 0.9),
+        Hit(part("Earlier in A.", "a", 2), 0.8),
+    ]
+    chosen = select_evidence(hits, "Where?", len, 10_000, 3)
+    assert [e.chunk.chunk_id for e in chosen] == ["a-2", "a-5", "b-0"]
+    assert [e.n for e in chosen] == [1, 2, 3]

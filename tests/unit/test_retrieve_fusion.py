@@ -1,10 +1,10 @@
-"""Weighted reciprocal rank fusion."""
+"""Fusion functions: weighted reciprocal rank fusion and the convex combination."""
 
 from __future__ import annotations
 
 import pytest
 
-from polyrag.retrieve.fusion import reciprocal_rank_fusion
+from polyrag.retrieve.fusion import convex_fusion, reciprocal_rank_fusion
 
 
 def test_scores_follow_the_formula() -> None:
@@ -63,3 +63,42 @@ def test_repeated_id_counts_once_at_its_first_rank() -> None:
 def test_bad_arguments(weights: list[float], rrf_k: float) -> None:
     with pytest.raises(ValueError):
         reciprocal_rank_fusion([["a"], ["b"]], weights, rrf_k)
+
+
+def test_convex_scales_each_score_by_its_best() -> None:
+    fused = dict(
+        convex_fusion(
+            [("a", 10.0), ("b", 5.0)],
+            {"a": 0.2, "b": 0.4, "c": 0.8},
+            keyword_weight=0.3,
+            vector_weight=0.7,
+        )
+    )
+    assert fused["a"] == pytest.approx(0.3 * 1.0 + 0.7 * 0.25)
+    assert fused["b"] == pytest.approx(0.3 * 0.5 + 0.7 * 0.5)
+    assert fused["c"] == pytest.approx(0.7 * 1.0)  # not a keyword hit: 0 there
+
+
+def test_convex_ranks_best_first_and_weights_are_relative() -> None:
+    keyword = [("k", 9.0), ("both", 6.0)]
+    similarity = {"k": 0.1, "both": 0.5, "v": 0.6}
+    by_keyword = [key for key, _ in convex_fusion(keyword, similarity, 9.0, 1.0)]
+    by_vector = [key for key, _ in convex_fusion(keyword, similarity, 1.0, 9.0)]
+    assert by_keyword == ["k", "both", "v"]
+    assert by_vector == ["v", "both", "k"]  # both: 0.1·6/9 + 0.9·0.5/0.6 < v: 0.9
+    assert convex_fusion(keyword, similarity, 3.0, 7.0) == convex_fusion(
+        keyword, similarity, 0.3, 0.7
+    )
+
+
+def test_convex_ignores_negative_similarity_and_empty_lists() -> None:
+    fused = dict(convex_fusion([], {"x": -0.5, "y": 0.5}, 0.5, 0.5))
+    assert fused == {"y": pytest.approx(0.5), "x": 0.0}
+    assert convex_fusion([], {}, 1.0, 1.0) == []
+    with pytest.raises(ValueError):
+        convex_fusion([("a", 1.0)], {}, 0.0, 0.0)
+
+
+def test_convex_ties_keep_first_seen_order() -> None:
+    fused = convex_fusion([("a", 1.0), ("b", 1.0)], {}, 1.0, 0.0)
+    assert [key for key, _ in fused] == ["a", "b"]

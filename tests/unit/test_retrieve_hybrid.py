@@ -82,7 +82,9 @@ def embedder() -> ScriptedEmbedder:
     return ScriptedEmbedder({QUERY: mix / np.linalg.norm(mix)})
 
 
-def retriever(store: LanceStore, embedder: ScriptedEmbedder, **settings: float) -> HybridRetriever:
+def retriever(
+    store: LanceStore, embedder: ScriptedEmbedder, **settings: float | str
+) -> HybridRetriever:
     return HybridRetriever(store, embedder, RetrieveSettings.model_validate(settings))
 
 
@@ -90,8 +92,10 @@ def ids(result_hits: Sequence) -> list[str]:
     return [hit.chunk.chunk_id for hit in result_hits]
 
 
-def test_hybrid_puts_agreement_first(store: LanceStore, embedder: ScriptedEmbedder) -> None:
-    result = retriever(store, embedder).search(QUERY, k=3)
+def test_rrf_puts_agreement_first(store: LanceStore, embedder: ScriptedEmbedder) -> None:
+    result = retriever(store, embedder, fusion="rrf", keyword_weight=1, vector_weight=1).search(
+        QUERY, k=3
+    )
     top = result.hits[0]
     assert top.chunk.chunk_id == "c4"
     assert top.keyword_rank is not None and top.vector_rank is not None
@@ -99,6 +103,40 @@ def test_hybrid_puts_agreement_first(store: LanceStore, embedder: ScriptedEmbedd
     assert len(result.hits) == 3
     assert set(result.timings_ms) == set(TIMING_KEYS)
     assert result.timings_ms["total"] >= result.timings_ms["vector"] > 0
+
+
+def test_convex_fusion_uses_scores(store: LanceStore, embedder: ScriptedEmbedder) -> None:
+    keyword = retriever(store, embedder).search(QUERY, k=5, mode="keyword").hits
+    vector = retriever(store, embedder).search(QUERY, k=5, mode="vector").hits
+    result = retriever(store, embedder, keyword_weight=0.3, vector_weight=0.7).search(QUERY, k=5)
+    top_bm25 = max(hit.score for hit in keyword)
+    top_cos = max(hit.score for hit in vector)
+    bm25 = {hit.chunk.chunk_id: hit.score for hit in keyword}
+    for hit in result.hits:
+        assert hit.vector_similarity is not None
+        expected = 0.3 * bm25.get(hit.chunk.chunk_id, 0) / top_bm25 + 0.7 * max(
+            hit.vector_similarity, 0
+        ) / max(top_cos, hit.vector_similarity)
+        assert hit.score == pytest.approx(expected, rel=1e-5)
+    assert [hit.score for hit in result.hits] == sorted(
+        (hit.score for hit in result.hits), reverse=True
+    )
+    assert result.hits[0].chunk.chunk_id == "c4"  # found by both
+
+
+def test_per_source_ranks_sources_by_their_best_chunk(
+    store: LanceStore, embedder: ScriptedEmbedder
+) -> None:
+    chunks = retriever(store, embedder).search(QUERY, k=5)
+    for mode in ("hybrid", "keyword", "vector"):
+        sources = retriever(store, embedder).search(QUERY, k=5, mode=mode, per_source=True)
+        assert len({hit.chunk.source_id for hit in sources.hits}) == len(sources.hits)
+        if mode == "hybrid":
+            assert [hit.chunk.source_id for hit in sources.hits] == list(
+                dict.fromkeys(hit.chunk.source_id for hit in chunks.hits)
+            )
+        ranks = [hit.keyword_rank if mode == "keyword" else hit.vector_rank for hit in sources.hits]
+        assert mode == "hybrid" or ranks == list(range(1, len(sources.hits) + 1))
 
 
 def test_keyword_only_hits_get_their_similarity(

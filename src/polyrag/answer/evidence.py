@@ -85,21 +85,28 @@ def select_evidence(
     count_tokens: Callable[[str], int],
     budget: int,
     max_items: int = 4,
+    min_relative_score: float = 0.0,
 ) -> list[Evidence]:
-    """The best hits, each within a fair share of the budget, in rank order.
+    """The best hits, each within a fair share of the budget, in reading order.
 
-    Prompt length is answer latency on a CPU, so a hit longer than its share keeps only the
-    sentences (or table rows) sharing most words with the question; a hit with none is dropped.
+    Hits scoring below `min_relative_score` times the best hit's score are left out: a weak
+    extra passage costs prompt time and distracts a small model. Prompt length is answer
+    latency on a CPU, so a hit longer than its share keeps only the sentences (or table rows)
+    sharing most words with the question; a hit with none is dropped.
     """
     chosen: list[Evidence] = []
     left = budget
     terms = content_words(question)
     candidates: list[Hit] = []
+    floor = min_relative_score * max((hit.score for hit in hits), default=0.0)
     for hit in hits:  # the same passage in two files (a CSV and its XLSX) is shown once
+        if hit.score < floor:
+            continue
         if len(candidates) < max_items and all(
             " ".join(hit.chunk.text.split()) != " ".join(c.chunk.text.split()) for c in candidates
         ):
             candidates.append(hit)
+    candidates = in_reading_order(candidates)
     for position, hit in enumerate(candidates):
         share = left // (len(candidates) - position)
         header = count_tokens(f"[{len(chosen) + 1}] ({label(hit.chunk)})\n") + 2
@@ -113,6 +120,18 @@ def select_evidence(
         chosen.append(Evidence(len(chosen) + 1, hit.chunk, text))
         left -= cost
     return chosen
+
+
+def in_reading_order(hits: Sequence[Hit]) -> list[Hit]:
+    """Sources in the order of their best hit; one source's passages in document order.
+
+    A document read in order is easier to follow than fragments ranked by score, for a
+    small model as for a person.
+    """
+    source_rank: dict[str, int] = {}
+    for rank, hit in enumerate(hits):
+        source_rank.setdefault(hit.chunk.source_id, rank)
+    return sorted(hits, key=lambda hit: (source_rank[hit.chunk.source_id], hit.chunk.ordinal))
 
 
 def _best_sentences(

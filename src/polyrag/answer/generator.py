@@ -53,6 +53,7 @@ class Answerer:
             self._chat.count_tokens,
             self._settings.context_tokens,
             self._settings.evidence_items,
+            self._settings.min_relative_score,
         )
         if not evidence:
             return Draft(REFUSAL, True, (), None, None, "no evidence fits")

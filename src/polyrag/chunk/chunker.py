@@ -41,16 +41,21 @@ class Chunker:
     def version(self) -> str:
         """Changes whenever the chunks of an unchanged file would change."""
         s = self._settings
-        return f"chunk2-{s.max_tokens}-{s.overlap_tokens}-{s.table_max_tokens}"
+        return f"chunk3-{s.max_tokens}-{s.overlap_tokens}-{s.table_max_tokens}"
 
     def chunk(self, source: Source, blocks: Iterable[Block]) -> list[Chunk]:
         builder = _Builder(source)
         window: list[_Unit] = []
         headings: list[tuple[int, str]] = []
 
-        def flush(keep_overlap: bool) -> None:
+        def flush(keep_overlap: bool, content_follows: bool = False) -> None:
             nonlocal window
             if not window:
+                return
+            if content_follows and all(unit.is_heading for unit in window):
+                # Headings alone before a table or rows: they travel in the heading path of
+                # what follows; a chunk of nothing but a title would only crowd out evidence.
+                window = []
                 return
             builder.add(window, Modality.TABLE if window[-1].is_row else Modality.TEXT)
             window = self._overlap(window) if keep_overlap and not window[-1].is_row else []
@@ -72,13 +77,13 @@ class Chunker:
             path = tuple(text for _, text in headings)
             locator = replace(block.locator, heading_path=block.locator.heading_path or path)
             if block.kind is BlockKind.TABLE:
-                flush(keep_overlap=False)
+                flush(keep_overlap=False, content_follows=True)
                 for part in self._table_parts(block.text):
                     builder.add([_Unit(part, locator, self._count(part))], Modality.TABLE)
                 continue
             is_row = block.kind is BlockKind.ROW
             if window and window[-1].is_row != is_row:
-                flush(keep_overlap=False)
+                flush(keep_overlap=False, content_follows=is_row)
             for unit in self._units(block, locator, is_row, block.kind is BlockKind.HEADING):
                 if window and sum(u.tokens for u in window) + unit.tokens > self._limit():
                     flush(keep_overlap=True)

@@ -1,4 +1,4 @@
-"""Hybrid retrieval: BM25 and vector candidates fused by weighted reciprocal rank fusion.
+"""Hybrid retrieval: BM25 and vector candidates, fused by score (convex) or by rank (RRF).
 
 The query is embedded first; then the keyword search runs on a worker thread while this thread
 runs the vector search. The keyword search is given the query vector, so hits found only by
@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from functools import partial
 from typing import TypeVar
 
@@ -20,7 +21,7 @@ from polyrag.errors import ConfigError
 from polyrag.index.embed.base import Embedder
 from polyrag.index.store.base import Store
 from polyrag.retrieve.base import TIMING_KEYS, RetrievalResult, SearchMode
-from polyrag.retrieve.fusion import reciprocal_rank_fusion
+from polyrag.retrieve.fusion import convex_fusion, reciprocal_rank_fusion
 from polyrag.settings import RetrieveSettings
 from polyrag.types import Filter, Hit
 
@@ -51,14 +52,22 @@ class HybridRetriever:
         k: int | None = None,
         where: Filter | None = None,
         mode: SearchMode = "hybrid",
+        *,
+        per_source: bool = False,
+        candidates: int | None = None,
     ) -> RetrievalResult:
+        """The k best chunks, or with `per_source` the k best sources, each by its best chunk.
+
+        `candidates` (default: settings) is how many chunks each retriever fetches; ranking
+        sources needs more of them, since one source can fill a list with its chunks.
+        """
         started = time.perf_counter()
         timings = dict.fromkeys(TIMING_KEYS, 0.0)
         k = self._settings.k if k is None else k
         if k <= 0 or not query.strip():
             return RetrievalResult([], timings)
         settings = self._settings
-        candidates = max(settings.candidates, k)
+        candidates = max(settings.candidates if candidates is None else candidates, k)
         use_keyword = mode == "keyword" or (mode == "hybrid" and settings.keyword_weight > 0)
         use_vector = mode == "vector" or (mode == "hybrid" and settings.vector_weight > 0)
 
@@ -84,10 +93,16 @@ class HybridRetriever:
             )
         if pending is not None:
             keyword, timings["keyword"] = pending.result()
+        # The store returns equal scores in no fixed order (the same table saved as CSV and
+        # XLSX has identical chunks): order ties by id, so the same question gets the same hits.
+        keyword = _ties_by_id(keyword, "keyword_rank")
+        vector = _ties_by_id(vector, "vector_rank")
 
         fuse_started = time.perf_counter()
+        if per_source:
+            keyword, vector = _best_per_source(keyword), _best_per_source(vector)
         if mode == "hybrid":
-            hits = self._fuse(keyword, vector, k)
+            hits = self._fuse(keyword, vector, k, per_source)
         else:
             hits = (keyword if mode == "keyword" else vector)[:k]
         now = time.perf_counter()
@@ -99,30 +114,89 @@ class HybridRetriever:
         if self._pool is not None:
             self._pool.shutdown(wait=False)
 
-    def _fuse(self, keyword: list[Hit], vector: list[Hit], k: int) -> list[Hit]:
+    def _fuse(self, keyword: list[Hit], vector: list[Hit], k: int, per_source: bool) -> list[Hit]:
         settings = self._settings
-        fused = reciprocal_rank_fusion(
-            [[h.chunk.chunk_id for h in keyword], [h.chunk.chunk_id for h in vector]],
-            [settings.keyword_weight, settings.vector_weight],
-            settings.rrf_k,
-        )
-        by_keyword = {h.chunk.chunk_id: h for h in keyword}
-        by_vector = {h.chunk.chunk_id: h for h in vector}
+
+        def key(hit: Hit) -> str:
+            return hit.chunk.source_id if per_source else hit.chunk.chunk_id
+
+        by_keyword = {key(h): h for h in reversed(keyword)}  # reversed: the first one wins
+        by_vector = {key(h): h for h in reversed(vector)}
+        if settings.fusion == "rrf":
+            fused = reciprocal_rank_fusion(
+                [[key(h) for h in keyword], [key(h) for h in vector]],
+                [settings.keyword_weight, settings.vector_weight],
+                settings.rrf_k,
+            )
+        else:
+            similarity: dict[str, float] = {}
+            for hit in [*keyword, *vector]:
+                if hit.vector_similarity is not None:
+                    similarity[key(hit)] = max(
+                        similarity.get(key(hit), -1.0), hit.vector_similarity
+                    )
+            fused = convex_fusion(
+                [(key(h), h.score) for h in keyword] if settings.keyword_weight > 0 else [],
+                similarity if settings.vector_weight > 0 else {},
+                settings.keyword_weight,
+                settings.vector_weight,
+            )
         hits = []
-        for chunk_id, score in fused[:k]:
-            from_keyword, from_vector = by_keyword.get(chunk_id), by_vector.get(chunk_id)
+        for fused_key, score in fused[:k]:
+            from_keyword, from_vector = by_keyword.get(fused_key), by_vector.get(fused_key)
             found = from_vector or from_keyword
             assert found is not None
+            similarities = [
+                h.vector_similarity
+                for h in (from_keyword, from_vector)
+                if h is not None and h.vector_similarity is not None
+            ]
             hits.append(
                 Hit(
                     chunk=found.chunk,
                     score=score,
                     keyword_rank=from_keyword.keyword_rank if from_keyword else None,
                     vector_rank=from_vector.vector_rank if from_vector else None,
-                    vector_similarity=found.vector_similarity,
+                    vector_similarity=max(similarities, default=None),
                 )
             )
         return hits
+
+
+def _ties_by_id(hits: list[Hit], rank_field: str) -> list[Hit]:
+    """Best score first, equal scores by chunk id, ranks renumbered to match."""
+    ordered = sorted(hits, key=lambda hit: (-hit.score, hit.chunk.chunk_id))
+    if ordered == hits:
+        return hits
+    if rank_field == "keyword_rank":
+        return [replace(hit, keyword_rank=rank) for rank, hit in enumerate(ordered, start=1)]
+    return [replace(hit, vector_rank=rank) for rank, hit in enumerate(ordered, start=1)]
+
+
+def _best_per_source(hits: list[Hit]) -> list[Hit]:
+    """One hit per source: its best-ranked chunk, renumbered as a ranking of sources.
+
+    The source keeps the best cosine similarity any of its chunks in the list had.
+    """
+    best: dict[str, Hit] = {}
+    similarity: dict[str, float] = {}
+    for hit in hits:
+        source = hit.chunk.source_id
+        best.setdefault(source, hit)
+        if hit.vector_similarity is not None:
+            similarity[source] = max(similarity.get(source, -1.0), hit.vector_similarity)
+    out = []
+    for rank, (source, hit) in enumerate(best.items(), start=1):
+        out.append(
+            Hit(
+                chunk=hit.chunk,
+                score=hit.score,
+                keyword_rank=rank if hit.keyword_rank is not None else None,
+                vector_rank=rank if hit.vector_rank is not None else None,
+                vector_similarity=similarity.get(source),
+            )
+        )
+    return out
 
 
 def _timed(call: Callable[[], T]) -> tuple[T, float]:
