@@ -84,3 +84,9 @@ class ProviderRejectedError(LLMError):
 
 class AllProvidersFailedError(LLMError):
     hint = "check the configured providers; the local model needs `make install`"
+
+
+class MalformedReplyError(LLMError):
+    """The model was asked for JSON of a given shape and replied with something else."""
+
+    hint = "a larger model follows the format more reliably"

@@ -1,4 +1,4 @@
-"""Prompt templates, kept as files beside this module."""
+"""Prompt templates, kept as text files in a `prompts/` folder beside the module that uses them."""
 
 from __future__ import annotations
 
@@ -7,5 +7,5 @@ from importlib import resources
 
 
 @cache
-def prompt(name: str) -> str:
-    return resources.files("polyrag.answer").joinpath(f"prompts/{name}.txt").read_text("utf-8")
+def prompt(name: str, package: str = "polyrag.answer") -> str:
+    return resources.files(package).joinpath(f"prompts/{name}.txt").read_text("utf-8")

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from polyrag.answer.citations import is_refusal
-from polyrag.engine import Engine
-from polyrag.errors import PolyragError
+from polyrag.cli.common import HomeOption, JsonOption, engine_for, err, out, print_json
+from polyrag.cli.evaluate import eval_app
 from polyrag.ingest.pipeline import Progress as IngestProgress
-from polyrag.settings import load_settings
 from polyrag.types import Answer
 
 app = typer.Typer(
@@ -29,37 +26,7 @@ app = typer.Typer(
 )
 sources_app = typer.Typer(help="List or remove indexed sources.", no_args_is_help=True)
 app.add_typer(sources_app, name="sources")
-
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-HomeOption = Annotated[
-    Path | None,
-    typer.Option("--home", help="The polyrag home (default: $POLYRAG_HOME or ./.polyrag)."),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
-
-
-@contextmanager
-def engine_for(home: Path | None) -> Iterator[Engine]:
-    """An engine for the chosen home; polyrag errors end the command with one line."""
-    engine: Engine | None = None
-    try:
-        engine = Engine(load_settings(home))
-        yield engine
-    except PolyragError as error:
-        err.print(f"error: {error.one_line()}", markup=False)
-        raise typer.Exit(2) from None
-    except KeyboardInterrupt:
-        err.print("interrupted", markup=False)
-        raise typer.Exit(130) from None
-    finally:
-        if engine is not None:
-            engine.close()
-
-
-def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+app.add_typer(eval_app, name="eval")
 
 
 @app.command()

@@ -1,0 +1,148 @@
+"""`polyrag eval` as a user runs it, on tiny datasets written here, with the real models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .test_cli import polyrag, polyrag_json
+
+pytestmark = pytest.mark.slow
+
+DOCUMENTS = {
+    "d-tea": ("Green tea", "Green tea contains caffeine and catechins such as EGCG."),
+    "d-iron": ("Iron deficiency", "Iron deficiency anaemia causes fatigue and pale skin."),
+    "d-whale": ("Blue whales", "The blue whale is the largest animal known to have lived."),
+    "d-bees": ("Honey bees", "Honey bees communicate the direction of flowers by dancing."),
+    "d-salt": ("Dietary salt", "High salt intake raises blood pressure in many adults."),
+}
+QUERIES = {
+    "q1": ("Which compounds does green tea contain?", {"d-tea": 1}),
+    "q2": ("What does iron deficiency cause?", {"d-iron": 1}),
+    "q3": ("How do bees tell others where flowers are?", {"d-bees": 1}),
+    "q4": ("Does salt raise blood pressure?", {"d-salt": 1, "d-iron": 0}),
+}
+
+
+@pytest.fixture(scope="module")
+def beir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("tiny-beir")
+    (folder / "qrels").mkdir()
+    with (folder / "corpus.jsonl").open("w") as handle:
+        for doc_id, (title, text) in DOCUMENTS.items():
+            handle.write(json.dumps({"_id": doc_id, "title": title, "text": text}) + "\n")
+    with (folder / "queries.jsonl").open("w") as handle:
+        for query_id, (text, _) in QUERIES.items():
+            handle.write(json.dumps({"_id": query_id, "text": text}) + "\n")
+    lines = ["query-id\tcorpus-id\tscore"] + [
+        f"{q}\t{d}\t{g}" for q, (_, grades) in QUERIES.items() for d, g in grades.items()
+    ]
+    (folder / "qrels" / "test.tsv").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def test_eval_retrieval_scores_three_modes_and_reuses_its_index(beir: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    first = polyrag_json(home, "eval", "retrieval", "--dataset", str(beir))
+    assert first["dataset"] == beir.name and first["split"] == "test"
+    assert set(first["results"]) == {"bm25", "dense", "hybrid"}
+    for metrics in first["results"].values():
+        assert set(metrics) == {"ndcg@10", "recall@10", "recall@100", "mrr@10"}
+        assert metrics["recall@10"] == 1.0  # five documents: every relevant one is in the top 10
+    # Each query names its document's subject: every mode puts it first.
+    assert first["results"]["hybrid"]["mrr@10"] == 1.0
+    assert first["results"]["hybrid"]["ndcg@10"] == pytest.approx(1.0)
+    assert first["index"]["reused"] is False and first["index"]["documents"] == 5
+    assert set(first["timings"]["search_ms"]) == {"bm25", "dense", "hybrid"}
+    report = Path(first["report"])
+    assert (report / "summary.json").is_file() and (report / "summary.md").is_file()
+    assert list(report.glob("*.png"))
+    again = polyrag_json(home, "eval", "retrieval", "--dataset", str(beir))
+    assert again["index"]["reused"] is True
+    assert again["results"] == first["results"]
+
+
+def test_eval_retrieval_bad_dataset_is_one_line(tmp_path: Path) -> None:
+    done = polyrag(tmp_path / "home", "eval", "retrieval", "--dataset", str(tmp_path), check=False)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "not a BEIR dataset" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def own_documents(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("own-docs")
+    (folder / "kiln.md").write_text(
+        "# Kiln schedule\n\nThe pottery kiln at the Harbour Studio fires on Thursdays. "
+        "A bisque firing reaches 1000 degrees Celsius and takes nine hours.\n"
+    )
+    (folder / "bakery.md").write_text(
+        "# Bakery opening\n\nThe Marigold Bakery opened on 3 May 2021 on Quay Street. "
+        "Its sourdough loaf costs 4 pounds.\n"
+    )
+    return folder
+
+
+def test_eval_qa_scores_a_jsonl_question_set(own_documents: Path, tmp_path: Path) -> None:
+    questions = tmp_path / "questions.jsonl"
+    rows = [
+        {
+            "question": "On which day does the Harbour Studio kiln fire?",
+            "answer": "Thursdays",
+            "source": str(own_documents / "kiln.md"),
+        },
+        {
+            "question": "How much does the Marigold Bakery sourdough loaf cost?",
+            "answer": "4 pounds",
+            "source": str(own_documents / "bakery.md"),
+        },
+        {"question": "Who won the 1966 football World Cup?", "answer": "", "unanswerable": True},
+    ]
+    questions.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    summary: dict[str, Any] = polyrag_json(
+        tmp_path / "home", "eval", "qa", "--dataset", str(questions), "--runs", "2"
+    )
+    assert summary["questions"] == 3 and summary["unanswerable"] == 1
+    answers = summary["answers"]
+    assert answers["token_recall"]["n"] == 2 and answers["token_recall"]["mean"] >= 0.5
+    assert answers["semantic_similarity"]["mean"] > 0.3
+    assert summary["refusals"]["refusal_accuracy"]["mean"] == 1.0
+    assert summary["retrieval"]["context_precision"]["mean"] > 0
+    assert summary["latency_ms"]["total"]["n"] == 6  # three questions, two runs each
+    assert "skipped" in summary["judge"]  # offline: no judge configured, never faked
+    assert "cases" not in summary
+    report = Path(summary["report"])
+    saved = json.loads((report / "summary.json").read_text())
+    assert len(saved["cases"]) == 3
+    assert len(list(report.glob("*.png"))) >= 2
+
+
+def test_eval_generate_writes_questions_from_own_documents(
+    own_documents: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "generated.jsonl"
+    done = polyrag_json(
+        tmp_path / "home",
+        "eval",
+        "generate",
+        "--from",
+        str(own_documents),
+        "--n",
+        "2",
+        "--out",
+        str(target),
+    )
+    assert done["path"] == str(target) and done["questions"] <= 2 <= done["chunks_tried"]
+    rows = [json.loads(line) for line in target.read_text().splitlines()]
+    assert len(rows) == done["questions"] >= 1
+    for row in rows:
+        assert row["question"].endswith("?") and row["answer"].strip()
+        assert Path(row["source"]).parent == own_documents
+        # The gold evidence is the chunk the question came from, and it holds the answer.
+        assert row["answer"].lower().split()[0] in row["evidence_texts"][0].lower()
+    # The generated set is a dataset `eval qa` reads and answers.
+    summary = polyrag_json(tmp_path / "home", "eval", "qa", "--dataset", str(target))
+    assert summary["questions"] == len(rows) and summary["unanswerable"] == 0
+    assert summary["retrieval"]["context_precision"]["mean"] > 0
