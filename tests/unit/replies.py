@@ -1,0 +1,30 @@
+"""A chat model that answers each call with the next scripted reply (for control-flow tests)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from polyrag.llm.base import GenerationOptions, Message
+
+
+@dataclass
+class Replies:
+    """Each call streams the next reply; an exception in the list is raised instead."""
+
+    replies: list[str | Exception]
+    name: str = "scripted"
+    asked: list[tuple[list[Message], GenerationOptions]] = field(default_factory=list)
+
+    def stream(self, messages: Sequence[Message], options: GenerationOptions) -> Iterator[str]:
+        self.asked.append((list(messages), options))
+        reply = self.replies.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        yield from (reply[:5], reply[5:])
+
+    def healthy(self) -> bool:
+        return True
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
