@@ -138,7 +138,9 @@ def _ask(
         answer = engine.ask(case.question, where=where)
         timings.append(answer.timings_ms)
     assert answer is not None
-    text = answer.text if not answer.refused else ""
+    # A refusal counts whether the pipeline declined before generating or the model said so.
+    refused = answer.refused or is_refusal(answer.text)
+    text = "" if refused else answer.text
     prediction = _MARKER.sub("", text).strip()
     scores: dict[str, float | None] = {}
     judge_error = None
@@ -156,7 +158,7 @@ def _ask(
             else 0.0
         )
         scores["numeric_match"] = numeric_match(prediction, case.answers)
-        scores["false_refusal"] = 1.0 if answer.refused else 0.0
+        scores["false_refusal"] = 1.0 if refused else 0.0
         cited = [c.chunk for c in answer.citations]
         scores["citation_precision"] = _share(cited, case, wanted) if cited else None
         if judge is not None:
@@ -165,11 +167,11 @@ def _ask(
             scores["judge_f1"] = verdict.f1
             judge_error = verdict.error
     else:
-        scores["refusal_correct"] = 1.0 if answer.refused or is_refusal(answer.text) else 0.0
+        scores["refusal_correct"] = 1.0 if refused else 0.0
     return _Row(
         case,
         answer.text,
-        answer.refused,
+        refused,
         answer.provider,
         scores,
         timings,

@@ -1,0 +1,50 @@
+"""`make bench`'s suite runs end to end on the least data per section (no timing is asserted)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ..conftest import REPO
+from .tiny_sets import write_tiny_beir
+
+pytestmark = pytest.mark.slow
+
+SECTIONS = (
+    "## Retrieval latency",
+    "## Ingestion",
+    "## Answers with the local model",
+    "## Retrieval quality (tiny,",
+    "## Question answering",
+)
+
+
+def test_the_benchmark_suite_runs_on_a_tiny_dataset(tmp_path: Path) -> None:
+    beir = write_tiny_beir(tmp_path / "tiny")
+    home, out = tmp_path / "home", tmp_path / "BENCHMARKS.md"
+    command = [sys.executable, "-m", "bench.run", "--tiny", "--scifact", str(beir)]
+    done = subprocess.run(
+        [*command, "--home", str(home), "--out", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads((home / "bench-results.json").read_text())
+    assert [run["chunks"] for run in results["retrieval"]] == [1000]
+    assert results["ingest"]["files"] == 1 and results["ingest"]["failed"] == 0
+    assert results["ingest"]["pages"] > 0 and results["ingest"]["chunks"] > 0
+    assert results["answers"]["questions"] == 1
+    hybrid = results["scifact"]["test"]["results"]["hybrid"]
+    assert hybrid["recall@10"] == 1.0  # five documents: every relevant one is in the top ten
+    assert set(results["qa"]) == {"office-qa", "squad2"}
+    assert all(run["questions"] == 1 for run in results["qa"].values())
+    report = out.read_text()
+    for heading in SECTIONS:
+        assert heading in report
+    assert "| test | 4 | hybrid |" in report and "| office-qa | 1 " in report
