@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -97,6 +96,26 @@ def bench_retrieval(size: int, queries: int) -> dict[str, Any]:
     }
 
 
+def peak_memory_mb(child: subprocess.Popen[Any]) -> float:
+    """The child's peak resident memory (VmHWM), read until it exits.
+
+    Not getrusage(RUSAGE_CHILDREN): Linux carries the memory a forked child shared with its
+    parent before exec into that figure, so after the 1M-chunk index it reported the
+    benchmark's own size (3.4 GB) instead of the ingest's (1.1 GB).
+    """
+    status = Path(f"/proc/{child.pid}/status")
+    peak_kb = 0
+    while child.poll() is None:
+        try:
+            for line in status.read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak_kb = max(peak_kb, int(line.split()[1]))
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.1)
+    return peak_kb / 1024
+
+
 def bench_ingest(limit: int | None) -> dict[str, Any]:
     """`polyrag ingest` on the FinanceBench PDFs in a child process: pages/s and peak RSS.
 
@@ -114,13 +133,17 @@ def bench_ingest(limit: int | None) -> dict[str, Any]:
             (folder / pdf.name).symlink_to(pdf)
         home = Path(tmp) / "home"
         command = [sys.executable, "-m", "polyrag.cli.app", "ingest", str(folder)]
+        output = Path(tmp) / "report.json"
         started = time.perf_counter()
-        done = subprocess.run(
-            [*command, "--home", str(home), "--json"], capture_output=True, text=True
-        )
+        with output.open("w") as handle:
+            child = subprocess.Popen(
+                [*command, "--home", str(home), "--json"],
+                stdout=handle,
+                stderr=subprocess.DEVNULL,
+            )
+            peak_mb = peak_memory_mb(child)
         seconds = time.perf_counter() - started
-        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        report = json.loads(done.stdout)
+        report = json.loads(output.read_text())
         listed = subprocess.run(
             [
                 sys.executable,
@@ -306,7 +329,8 @@ def render(results: dict[str, Any], profile: str) -> str:
         "",
         "## Ingestion (FinanceBench filings, `polyrag ingest` end to end)",
         "",
-        "Target: ≥ 5 pages/s with peak memory ≤ 1.5 GB.",
+        "Target: ≥ 5 pages/s with peak memory ≤ 1.5 GB. Peak RSS is the ingest process's own",
+        "high-water mark (VmHWM), read while it runs.",
         "",
         "| files | pages | chunks | seconds | pages/s | chunks/s | peak RSS MB | failed |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|",
