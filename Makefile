@@ -11,9 +11,21 @@ export HF_HUB_OFFLINE := 1
 # Tests run without network: a private network namespace with only loopback, when allowed.
 OFFLINE := $(shell unshare -n true 2>/dev/null && echo "unshare -n")
 
-.PHONY: install demo test lint typecheck unit bench clean
+# Debian packages polyrag uses at run time (installed when missing; needs root or sudo).
+SYSTEM_PACKAGES :=
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-install: $(STAMP)
+.PHONY: install system demo test lint typecheck unit bench clean
+
+install: system $(STAMP)
+
+system:
+	@missing=$$(for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:" $$missing; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

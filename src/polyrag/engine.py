@@ -24,7 +24,7 @@ from polyrag.llm.local import LocalLlamaModel
 from polyrag.llm.remote import OpenAICompatibleModel
 from polyrag.models.files import model_path
 from polyrag.models.registry import MINILM_ONNX, MINILM_TOKENIZER
-from polyrag.parse.router import ParserRouter
+from polyrag.parse.router import ParserRouter, default_parsers
 from polyrag.retrieve.base import RetrievalResult, SearchMode
 from polyrag.retrieve.hybrid import HybridRetriever
 from polyrag.settings import Settings, load_settings
@@ -85,7 +85,7 @@ class Engine:
         on_progress: Callable[[Progress], None] | None = None,
     ) -> IngestReport:
         ingestor = Ingestor(
-            router=ParserRouter(),
+            router=ParserRouter(default_parsers(self.settings.parse)),
             chunker=Chunker(self.embedder, self.settings.chunk),
             embedder=self.embedder,
             store=self.store,

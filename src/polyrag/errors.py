@@ -40,11 +40,11 @@ class ParseError(PolyragError):
 
 
 class UnsupportedFormatError(ParseError):
-    hint = "supported: PDF, DOCX, PPTX, XLSX, CSV/TSV, HTML, Markdown, plain text"
+    hint = "see the README's list of formats"
 
 
 class EncryptedFileError(ParseError):
-    hint = "remove the password protection and ingest it again"
+    hint = "pass --password"
 
 
 class EmptyFileError(ParseError):

@@ -118,6 +118,51 @@ class IngestSettings(_Section):
     max_file_mb: float = Field(512, gt=0, description="Larger files are refused.")
 
 
+class OcrSettings(_Section):
+    """Tesseract OCR of images, scanned pages and embedded pictures."""
+
+    enabled: bool = Field(True, description="OCR images and pages without a text layer.")
+    languages: str = Field("eng", description="Tesseract language packs, joined by '+'.")
+
+
+class VisionSettings(_Section):
+    """An OpenAI-compatible vision model that describes images; offline it is not used."""
+
+    provider: ProviderSettings | None = Field(
+        None, description="Endpoint and model that describe pictures; none = OCR only."
+    )
+
+
+class MediaSettings(_Section):
+    """Speech-to-text of audio and video with faster-whisper."""
+
+    language: str | None = Field(None, description="Spoken language code; none = detect.")
+
+
+class LimitsSettings(_Section):
+    """Bounds that keep hostile or huge files from exhausting time or memory."""
+
+    max_decompressed_mb: float = Field(
+        1024, gt=0, description="Most bytes unpacked from one ZIP-based file or archive."
+    )
+    max_compression_ratio: float = Field(
+        200, gt=1, description="Largest unpacked/packed ratio of a ZIP member (zip bombs)."
+    )
+    max_archive_depth: int = Field(2, ge=0, description="Archives inside archives, at most.")
+    max_image_pixels: int = Field(
+        200_000_000, gt=0, description="Larger images are refused (decompression bombs)."
+    )
+
+
+class ParseSettings(_Section):
+    """How files are read: OCR, image descriptions, recordings, limits."""
+
+    ocr: OcrSettings = Field(default_factory=OcrSettings)
+    vision: VisionSettings = Field(default_factory=VisionSettings)
+    media: MediaSettings = Field(default_factory=MediaSettings)
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
+
+
 Preset = Literal["offline", "quality"]
 
 _PRESETS: dict[str, dict[str, Any]] = {
@@ -145,6 +190,7 @@ class Settings(BaseSettings):
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
+    parse: ParseSettings = Field(default_factory=ParseSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
 
     @property

@@ -18,6 +18,7 @@ class BlockKind(StrEnum):
     TEXT = "text"  # running text: a paragraph, a list item, a slide's text box
     TABLE = "table"  # a whole table as Markdown; becomes its own chunk(s)
     ROW = "row"  # one spreadsheet row written as a sentence ("Row 12: Team is ...")
+    PICTURE = "picture"  # what an image shows: its OCR text or a model's description
     BREAK = "break"  # a hard boundary (new page, slide or sheet): no chunk spans it
 
 
@@ -26,6 +27,8 @@ class Modality(StrEnum):
 
     TEXT = "text"
     TABLE = "table"
+    PICTURE = "picture"  # OCR text or a description of an image, a scan's region, a figure
+    AUDIO = "audio"  # a transcript segment of a recording (audio or video)
 
 
 @dataclass(frozen=True)

@@ -39,12 +39,13 @@ class PdfParser:
     media_types = frozenset({"pdf"})
     version = "1"
 
-    def parse(self, data: bytes, *, name: str) -> Document:
+    def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
         try:
-            document = pdfium.PdfDocument(data)
+            document = pdfium.PdfDocument(data, password=password)
         except pdfium.PdfiumError as exc:
             if getattr(exc, "err_code", None) == pdfium_c.FPDF_ERR_PASSWORD:
-                raise EncryptedFileError("encrypted PDF") from None
+                reason = "encrypted PDF: wrong password" if password else "encrypted PDF"
+                raise EncryptedFileError(reason) from None
             raise CorruptFileError(f"cannot be read: damaged PDF ({_reason(exc)})") from None
         try:
             return self._read(document)

@@ -29,7 +29,7 @@ class PlainTextParser:
     media_types = frozenset({"markdown", "text"})
     version = "1"
 
-    def parse(self, data: bytes, *, name: str) -> Document:
+    def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
         text = normalize_newlines(decode_text(data))
         if sniff_text(text, name) == "markdown" or PurePath(name).suffix.lower() == ".md":
             blocks = list(markdown_blocks(text))

@@ -15,11 +15,14 @@ from polyrag.parse.sniff import sniff
 from polyrag.parse.spreadsheet import SpreadsheetParser
 from polyrag.parse.web import WebParser
 from polyrag.parse.word import WordParser
+from polyrag.settings import ParseSettings
 
 _T = TypeVar("_T")
 
 
-def default_parsers() -> tuple[Parser, ...]:
+def default_parsers(settings: ParseSettings | None = None) -> tuple[Parser, ...]:
+    """Every parser polyrag ships, configured from `settings` (OCR, vision, limits)."""
+    settings = settings or ParseSettings()
     return (
         PdfParser(),
         WordParser(),
@@ -50,11 +53,11 @@ class ParserRouter:
         """The format of `data`, as the parser choice sees it."""
         return _guarded(lambda: sniff(data, name))
 
-    def parse(self, data: bytes, name: str) -> Document:
+    def parse(self, data: bytes, name: str, password: str | None = None) -> Document:
         media_type = self.sniff(data, name)
         parser = self._parser(media_type)
-        document = _guarded(lambda: parser.parse(data, name=name))
-        if not any(block.text.strip() for block in document.blocks):
+        document = _guarded(lambda: parser.parse(data, name=name, password=password))
+        if not document.attachments and not any(block.text.strip() for block in document.blocks):
             raise EmptyFileError("no text found")
         return document
 

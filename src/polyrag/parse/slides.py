@@ -41,7 +41,7 @@ class SlidesParser:
     media_types = frozenset({"pptx"})
     version = "1"
 
-    def parse(self, data: bytes, *, name: str) -> Document:
+    def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
         presentation = Presentation(io.BytesIO(data))
         blocks: list[Block] = []
         first_title: str | None = None

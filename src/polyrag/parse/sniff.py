@@ -17,44 +17,48 @@ from polyrag.errors import (
 from polyrag.parse.encoding import decode_text
 from polyrag.parse.tables import detect_delimiter
 
-MEDIA_TYPES = ("pdf", "docx", "pptx", "xlsx", "csv", "tsv", "html", "markdown", "text")
+MEDIA_TYPES = (
+    "pdf", "docx", "pptx", "xlsx", "csv", "tsv", "html", "markdown", "text",
+    "image", "audio", "video", "email", "msg", "zip", "epub", "odt", "ods", "odp", "rtf",
+    "doc", "ppt", "xls", "json", "xml",
+)  # fmt: skip
 
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _MAGIC: tuple[tuple[bytes, str], ...] = (
-    (b"\xff\xd8\xff", "a JPEG image; images are not supported yet"),
-    (b"\x89PNG\r\n\x1a\n", "a PNG image; images are not supported yet"),
-    (b"GIF87a", "a GIF image; images are not supported yet"),
-    (b"GIF89a", "a GIF image; images are not supported yet"),
-    (b"II*\x00", "a TIFF image; images are not supported yet"),
-    (b"MM\x00*", "a TIFF image; images are not supported yet"),
-    (b"\x00\x00\x01\x00", "an icon image; images are not supported yet"),
-    (b"ID3", "an MP3 recording; audio is not supported yet"),
-    (b"OggS", "an Ogg recording; audio is not supported yet"),
-    (b"fLaC", "a FLAC recording; audio is not supported yet"),
-    (b"\x1a\x45\xdf\xa3", "a Matroska/WebM video; video is not supported yet"),
-    (b"\x1f\x8b", "a gzip archive"),
-    (b"BZh", "a bzip2 archive"),
-    (b"\xfd7zXZ\x00", "an xz archive"),
-    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
-    (b"Rar!\x1a\x07", "a RAR archive"),
-    (b"\x28\xb5\x2f\xfd", "a zstd archive"),
+    (b"\xff\xd8\xff", "image"),  # JPEG
+    (b"\x89PNG\r\n\x1a\n", "image"),
+    (b"GIF87a", "image"),
+    (b"GIF89a", "image"),
+    (b"II*\x00", "image"),  # TIFF
+    (b"MM\x00*", "image"),
+    (b"ID3", "audio"),  # MP3 with a tag
+    (b"OggS", "audio"),  # Ogg Vorbis/Opus (Ogg video is rare)
+    (b"fLaC", "audio"),
+    (b"\x1a\x45\xdf\xa3", "video"),  # Matroska/WebM
+    (b"{\\rtf", "rtf"),
+)
+_REFUSED: tuple[tuple[bytes, str], ...] = (
+    (b"\x00\x00\x01\x00", "an icon image"),
+    (b"\x1f\x8b", "a gzip archive; only ZIP archives are unpacked"),
+    (b"BZh", "a bzip2 archive; only ZIP archives are unpacked"),
+    (b"\xfd7zXZ\x00", "an xz archive; only ZIP archives are unpacked"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive; only ZIP archives are unpacked"),
+    (b"Rar!\x1a\x07", "a RAR archive; only ZIP archives are unpacked"),
+    (b"\x28\xb5\x2f\xfd", "a zstd archive; only ZIP archives are unpacked"),
     (b"\x7fELF", "a program (ELF executable)"),
     (b"SQLite format 3\x00", "an SQLite database"),
-    (b"{\\rtf", "an RTF document; RTF is not supported yet"),
     (b"%!PS", "a PostScript file"),
 )
-_RIFF_KINDS = {
-    b"WAVE": "a WAV recording; audio is not supported yet",
-    b"AVI ": "an AVI video; video is not supported yet",
-    b"WEBP": "a WebP image; images are not supported yet",
-}
+_RIFF_KINDS = {b"WAVE": "audio", b"AVI ": "video", b"WEBP": "image"}
+_ISO_IMAGE_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"avif", b"mif1", b"msf1")
+_ISO_AUDIO_BRANDS = (b"M4A ", b"M4B ", b"M4P ", b"F4A ")
 _MP3_SYNC = (b"\xff\xfb", b"\xff\xf3", b"\xff\xf2", b"\xff\xfa")
 _OLE2_KINDS = (
-    ("WordDocument", "a legacy .doc (OLE2) file; save it as .docx"),
-    ("PowerPoint Document", "a legacy .ppt (OLE2) file; save it as .pptx"),
-    ("Workbook", "a legacy .xls (OLE2) file; save it as .xlsx"),
-    ("Book", "a legacy .xls (OLE2) file; save it as .xlsx"),
-    ("__substg1.0_", "an Outlook .msg message; e-mail is not supported yet"),
+    ("WordDocument", "doc"),
+    ("PowerPoint Document", "ppt"),
+    ("Workbook", "xls"),
+    ("Book", "xls"),
+    ("__substg1.0_", "msg"),
 )
 _OOXML_PARTS = (
     ("word/document.xml", "docx"),
@@ -71,6 +75,11 @@ _OOXML_CONTENT_TYPES = (
     ("spreadsheetml.sheet.main", "xlsx"),
     ("spreadsheetml.template.main", "xlsx"),
     ("ms-excel.sheet.macroEnabled.main", "xlsx"),
+)
+_OPENDOCUMENT_TYPES = (
+    ("application/vnd.oasis.opendocument.text", "odt"),
+    ("application/vnd.oasis.opendocument.spreadsheet", "ods"),
+    ("application/vnd.oasis.opendocument.presentation", "odp"),
 )
 _MARKDOWN_EXTENSIONS = {".md", ".markdown", ".mdown", ".mkd", ".mdx", ".rmd", ".qmd"}
 
@@ -132,34 +141,38 @@ def _sniff_binary(data: bytes) -> str | None:
     if data.startswith((b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")):
         return _sniff_zip(data)
     if data.startswith(_OLE2):
-        _refuse_ole2(data)
-    for magic, reason in _MAGIC:
+        return _sniff_ole2(data)
+    for magic, media_type in _MAGIC:
+        if data.startswith(magic):
+            return media_type
+    for magic, reason in _REFUSED:
         if data.startswith(magic):
             raise UnsupportedFormatError(reason)
     if data.startswith(b"RIFF") and data[8:12] in _RIFF_KINDS:
-        raise UnsupportedFormatError(_RIFF_KINDS[data[8:12]])
+        return _RIFF_KINDS[data[8:12]]
     if data[4:8] == b"ftyp":
         brand = data[8:12]
-        kind = "an image" if brand in (b"heic", b"heix", b"avif", b"mif1") else "a video or audio"
-        raise UnsupportedFormatError(f"{kind} file (ISO media); it is not supported yet")
+        if brand in _ISO_IMAGE_BRANDS:
+            return "image"
+        return "audio" if brand in _ISO_AUDIO_BRANDS else "video"
     if data.startswith(_MP3_SYNC):
-        raise UnsupportedFormatError("an MP3 recording; audio is not supported yet")
+        return "audio"
     if data.startswith(b"BM") and len(data) > 14:
         (size,) = struct.unpack("<I", data[2:6])
         if size == len(data):
-            raise UnsupportedFormatError("a BMP image; images are not supported yet")
+            return "image"
     if data.startswith(b"MZ") and b"\x00" in head:
         raise UnsupportedFormatError("a program (Windows executable)")
     return None
 
 
-def _refuse_ole2(data: bytes) -> None:
-    """OLE2 holds encrypted OOXML (an EncryptionInfo stream) and legacy Office files."""
+def _sniff_ole2(data: bytes) -> str:
+    """OLE2 holds encrypted OOXML (an EncryptionInfo stream), legacy Office files and .msg."""
     if "EncryptionInfo".encode("utf-16-le") in data:
         raise EncryptedFileError("encrypted")
-    for stream, reason in _OLE2_KINDS:
+    for stream, media_type in _OLE2_KINDS:
         if stream.encode("utf-16-le") in data:
-            raise UnsupportedFormatError(reason)
+            return media_type
     raise UnsupportedFormatError("an OLE2 compound file (legacy Office format)")
 
 
@@ -183,14 +196,15 @@ def _sniff_zip(data: bytes) -> str:
                 if marker in types:
                     return media_type
     if "mimetype" in names:
-        mimetype = archive.read("mimetype")[:100].decode("ascii", errors="replace")
-        if "opendocument" in mimetype:
-            raise UnsupportedFormatError("an OpenDocument file; save it as .docx, .pptx or .xlsx")
+        mimetype = archive.read("mimetype")[:100].decode("ascii", errors="replace").strip()
+        for marker, media_type in _OPENDOCUMENT_TYPES:
+            if mimetype.startswith(marker):
+                return media_type
         if "epub" in mimetype:
-            raise UnsupportedFormatError("an EPUB e-book; e-books are not supported yet")
+            return "epub"
     if any(info.flag_bits & 0x1 for info in archive.infolist()):
-        raise UnsupportedFormatError("an encrypted ZIP archive")
-    raise UnsupportedFormatError("a ZIP archive; unpack it and add the files inside")
+        raise EncryptedFileError("an encrypted ZIP archive")
+    return "zip"
 
 
 def _sniff_damaged_zip(data: bytes) -> str:
@@ -217,7 +231,7 @@ def sniff_text(text: str, name: str) -> str:
     """Classify decoded text: html, csv, tsv, markdown or text."""
     head = text[:8192]
     if _looks_like_email(head):
-        raise UnsupportedFormatError("an e-mail message; e-mail is not supported yet")
+        return "email"
     if _looks_like_html(head):
         return "html"
     markdown_score = _markdown_score(head)
@@ -235,7 +249,7 @@ def sniff_text(text: str, name: str) -> str:
 def _looks_like_html(head: str) -> bool:
     start = _LEADING_NOISE.sub("", head, count=1)
     if start[:4].lower() == "<svg" or (start.startswith("<?xml") and "<svg" in start[:2000]):
-        raise UnsupportedFormatError("an SVG image; images are not supported yet")
+        raise UnsupportedFormatError("an SVG image (vector drawing); only raster images are read")
     if _HTML_START.match(start):
         return True
     if start.startswith("<") and re.search(r"<html[\s>]", start[:4000], re.IGNORECASE):

@@ -37,7 +37,7 @@ class SpreadsheetParser:
     media_types = frozenset({"xlsx", "csv", "tsv"})
     version = "1"
 
-    def parse(self, data: bytes, *, name: str) -> Document:
+    def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
         warnings: list[str] = []
         if data[:2] == b"PK":
             sheets = list(_workbook(data, warnings))

@@ -35,7 +35,7 @@ class WebParser:
     media_types = frozenset({"html"})
     version = "1"
 
-    def parse(self, data: bytes, *, name: str) -> Document:
+    def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
         declared = _CHARSET.search(data[:4096])
         text = decode_text(data, hint=declared.group(1).decode("ascii") if declared else None)
         tree = LexborHTMLParser(text)

@@ -76,7 +76,7 @@ class WordParser:
     media_types = frozenset({"docx"})
     version = "1"
 
-    def parse(self, data: bytes, *, name: str) -> Document:
+    def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
         document = docx.Document(io.BytesIO(data))
         body = document.element.body
         reader = _Reader(_styles(document, body), _numbering(document))
