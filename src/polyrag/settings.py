@@ -149,6 +149,9 @@ class LimitsSettings(_Section):
         200, gt=1, description="Largest unpacked/packed ratio of a ZIP member (zip bombs)."
     )
     max_archive_depth: int = Field(2, ge=0, description="Archives inside archives, at most.")
+    max_zip_members: int = Field(
+        20_000, gt=0, description="Most members (files and folders) in one ZIP-based file."
+    )
     max_image_pixels: int = Field(
         200_000_000, gt=0, description="Larger images are refused (decompression bombs)."
     )
