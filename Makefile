@@ -12,7 +12,7 @@ export HF_HUB_OFFLINE := 1
 OFFLINE := $(shell unshare -n true 2>/dev/null && echo "unshare -n")
 
 # Debian packages polyrag uses at run time (installed when missing; needs root or sudo).
-SYSTEM_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr-deu tesseract-ocr-fra
+SYSTEM_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr-deu tesseract-ocr-fra libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install system demo test lint typecheck unit bench clean
