@@ -28,6 +28,13 @@ class ChunkSettings(_Section):
     table_max_tokens: int = Field(
         256, ge=64, le=256, description="Tokens per table chunk; longer tables are split by rows."
     )
+    page_max_tokens: int = Field(
+        1024,
+        ge=64,
+        description="A slide (or slide-like page) up to this many tokens is one chunk: the vector "
+        "reads its first 256, keyword search and the answer all of it; a longer one is split "
+        "like running text.",
+    )
 
 
 class EmbedSettings(_Section):

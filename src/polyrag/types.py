@@ -136,6 +136,9 @@ class Chunk:
     locator: Locator
     modality: Modality = Modality.TEXT
     ordinal: int = 0  # position within its source, for putting chunks back in order
+    # For a table or picture chunk: the ordinal of the text chunk that holds its placeholder
+    # ("[Table 3: ...]"), so that the answer stage can show it inside its parent text.
+    anchor: int | None = None
 
 
 @dataclass(frozen=True)

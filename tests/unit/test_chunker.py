@@ -114,6 +114,193 @@ def test_a_title_before_a_table_or_rows_is_no_chunk_of_its_own() -> None:
             Block(BlockKind.HEADING, "Only a title", Locator(slide=2), level=1),
         ],
     )
-    assert [c.text for c in chunks] == [table, "Row 2: Team is Blues", "Only a title"]
+    title = "Table 1: Colour, Code"
+    assert [c.text for c in chunks] == [
+        f"{title}\n{table}",
+        f"{title}\nRow 2: Colour is Purple, Code is 7",
+        "Row 2: Team is Blues",
+        "Only a title",
+    ]
+    assert [c.anchor for c in chunks] == [None, None, None, None]  # no text around the table
     assert chunks[0].locator.heading_path == ("A Slide with a Table",)
-    assert chunks[1].locator.heading_path == ("Teams",)
+    assert chunks[2].locator.heading_path == ("Teams",)
+
+
+# -- tables and pictures in running text ------------------------------------------------------
+
+REVENUE = (
+    "| Region | Q3 revenue |\n| --- | --- |\n| Nordics | 4.1 M |\n| Iberia | 2.7 M |\n"
+    "| Benelux | 3.3 M |"
+)
+
+
+def test_table_leaves_a_placeholder_and_anchors_its_chunks() -> None:
+    blocks = [
+        Block(BlockKind.HEADING, "Results", Locator(page=2), level=1),
+        Block(BlockKind.TEXT, "Sales grew in every region.", Locator(page=2)),
+        Block(BlockKind.TABLE, REVENUE, Locator(page=2, bbox=(50.0, 100.0, 500.0, 300.0))),
+        Block(BlockKind.TEXT, "The Nordics led the quarter.", Locator(page=2)),
+    ]
+    chunks = make().chunk(SOURCE, blocks)
+    text, markdown, rows = chunks
+    assert text.text == (
+        "Results\nSales grew in every region.\n[Table 1: Region, Q3 revenue]\n"
+        "The Nordics led the quarter."
+    )
+    assert text.modality is Modality.TEXT and text.anchor is None
+    assert markdown.text == "Table 1: Region, Q3 revenue\n" + REVENUE
+    assert rows.text.splitlines() == [
+        "Table 1: Region, Q3 revenue",
+        "Row 2: Region is Nordics, Q3 revenue is 4.1 M",
+        "Row 3: Region is Iberia, Q3 revenue is 2.7 M",
+        "Row 4: Region is Benelux, Q3 revenue is 3.3 M",
+    ]
+    assert [c.modality for c in (markdown, rows)] == [Modality.TABLE, Modality.TABLE]
+    assert markdown.anchor == rows.anchor == text.ordinal == 0
+    assert [c.ordinal for c in chunks] == [0, 1, 2]  # the table follows the text that holds it
+    assert markdown.locator.bbox == (50.0, 100.0, 500.0, 300.0)
+    assert markdown.locator.heading_path == ("Results",)
+    assert rows.locator.rows == (2, 4) and rows.locator.page == 2
+
+
+def test_caption_names_the_table_and_tables_are_numbered() -> None:
+    blocks = [
+        Block(BlockKind.TEXT, sentence(1)),
+        Block(BlockKind.TABLE, "Chart: Sales by region\n\n" + REVENUE),
+        Block(BlockKind.TEXT, sentence(2)),
+        Block(BlockKind.TABLE, "| A | B |\n| --- | --- |\n| 1 | 2 |"),
+    ]
+    chunks = make(max_tokens=80).chunk(SOURCE, blocks)
+    assert "[Table 1: Chart: Sales by region]" in chunks[0].text
+    assert "[Table 2: A, B]" in chunks[0].text
+    titles = [c.text.splitlines()[0] for c in chunks if c.modality is Modality.TABLE]
+    assert titles == ["Table 1: Chart: Sales by region"] * 2 + ["Table 2: A, B"] * 2
+    assert all(c.anchor == 0 for c in chunks[1:])
+
+
+def test_a_long_table_is_split_and_rows_never_exceed_the_window() -> None:
+    rows = "".join(f"| Team{i} number {i} | {i} |\n" for i in range(40))
+    blocks = [
+        Block(BlockKind.TEXT, sentence(1)),
+        Block(BlockKind.TABLE, "| Team | Cups |\n| --- | --- |\n" + rows),
+    ]
+    chunks = make().chunk(SOURCE, blocks)
+    tables = [c for c in chunks if c.modality is Modality.TABLE]
+    markdown = [t for t in tables if "| --- |" in t.text]
+    sentences = [t for t in tables if "\nRow " in t.text]
+    assert len(markdown) > 1 and len(sentences) > 1
+    assert all(t.text.startswith("Table 1: Team, Cups\n| Team | Cups |\n| --- | --- |") for t in markdown)
+    assert all(len(t.text.split()) <= 64 for t in markdown)
+    assert all(len(t.text.split()) <= 40 for t in sentences)
+    covered = [r for t in sentences for r in range(t.locator.rows[0], t.locator.rows[1] + 1)]  # type: ignore[index]
+    assert covered == list(range(2, 42))
+    assert {t.anchor for t in tables} == {0}
+
+
+def test_picture_placeholder_and_chunks() -> None:
+    ocr = "Quarterly results at a glance. Revenue up twelve percent. Costs flat year on year."
+    blocks = [
+        Block(BlockKind.TEXT, "See the summary slide below.", Locator(page=1)),
+        Block(BlockKind.PICTURE, ocr, Locator(page=1)),
+        Block(BlockKind.TEXT, sentence(3), Locator(page=1)),
+    ]
+    chunks = make().chunk(SOURCE, blocks)
+    assert chunks[0].text.splitlines()[1] == (
+        "[Picture 1: Quarterly results at a glance. Revenue up twelve …]"
+    )
+    picture = chunks[1]
+    assert picture.modality is Modality.PICTURE and picture.anchor == 0
+    assert picture.text == "Picture 1: " + ocr
+
+
+def test_placeholders_are_not_carried_by_overlap_and_anchor_the_first_holder() -> None:
+    blocks = [Block(BlockKind.TEXT, " ".join(sentence(i) for i in range(3)))]
+    blocks.append(Block(BlockKind.TABLE, REVENUE))
+    blocks.append(Block(BlockKind.TEXT, " ".join(sentence(i) for i in range(3, 12))))
+    chunks = make().chunk(SOURCE, blocks)
+    holders = [c for c in chunks if "[Table 1:" in c.text]
+    assert len(holders) == 1
+    tables = [c for c in chunks if c.modality is Modality.TABLE]
+    assert {t.anchor for t in tables} == {holders[0].ordinal}
+    assert all(t.ordinal > holders[0].ordinal for t in tables)
+
+
+def test_spreadsheet_tables_keep_no_placeholder() -> None:
+    blocks = [
+        Block(BlockKind.HEADING, "Teams", Locator(sheet="Teams"), level=1),
+        Block(BlockKind.TABLE, "| Team |\n| --- |\n| Blues |", Locator(sheet="Teams", rows=(1, 2))),
+        Block(BlockKind.ROW, "Row 2: Team is Blues", Locator(sheet="Teams", rows=(2, 2))),
+    ]
+    chunks = make().chunk(Source("x", "/t.xlsx", "f" * 64, 1, "xlsx"), blocks)
+    assert [c.text for c in chunks] == ["| Team |\n| --- |\n| Blues |", "Row 2: Team is Blues"]
+    assert all(c.anchor is None for c in chunks)
+
+
+def test_transcript_chunks_are_audio() -> None:
+    blocks = [Block(BlockKind.TEXT, sentence(1), Locator(time_span=(3.0, 9.5)))]
+    (chunk,) = make().chunk(SOURCE, blocks)
+    assert chunk.modality is Modality.AUDIO and chunk.locator.time_span == (3.0, 9.5)
+
+
+# -- slides: one chunk per slide ----------------------------------------------------------------
+
+DECK = Source("deck01", "/docs/deck.pptx", "e" * 64, 10, "pptx")
+
+
+def slide_blocks(number: int, *extra: Block) -> list[Block]:
+    where = Locator(slide=number)
+    return [
+        Block(BlockKind.BREAK, "", where),
+        Block(BlockKind.HEADING, f"Slide title {number}", where, level=1),
+        Block(BlockKind.TEXT, " ".join(sentence(i) for i in range(6)), where),
+        *extra,
+        Block(BlockKind.TEXT, "Speaker notes: say hello.", where),
+    ]
+
+
+def test_a_deck_is_one_chunk_per_slide_with_tables_and_pictures() -> None:
+    where = Locator(slide=2)
+    blocks = slide_blocks(1) + slide_blocks(
+        2,
+        Block(BlockKind.TABLE, REVENUE, where),
+        Block(BlockKind.PICTURE, "Org chart\nCEO\nCFO", where),
+    )
+    blocks += [Block(BlockKind.BREAK, "", Locator(slide=3))]
+    blocks += [Block(BlockKind.HEADING, "Slide 3", Locator(slide=3), level=1)]  # title only
+    chunks = make().chunk(DECK, blocks)
+    pages = [c for c in chunks if c.modality is Modality.TEXT]
+    assert [c.locator.slide for c in pages] == [1, 2]  # the title-only slide gives nothing
+    assert len(pages[0].text.split()) > 40  # a slide is not cut at max_tokens
+    second = pages[1].text.splitlines()
+    assert second[0] == "Slide title 2"
+    assert second[-1] == "Speaker notes: say hello."
+    assert "Table 1: Region, Q3 revenue" in second and "| Nordics | 4.1 M |" in second
+    assert "Picture 1: Org chart CEO CFO" in second
+    assert pages[1].locator.heading_path == ("Slide title 2",)
+    figures = [c for c in chunks if c.modality is not Modality.TEXT]
+    assert [c.modality for c in figures] == [Modality.TABLE, Modality.TABLE, Modality.PICTURE]
+    assert all(c.anchor == pages[1].ordinal and c.locator.slide == 2 for c in figures)
+
+
+def test_layout_comes_from_metadata_then_the_parser() -> None:
+    blocks = slide_blocks(1) + slide_blocks(2)
+    pdf = Source("pdf01", "/docs/deck.pdf", "d" * 64, 10, "pdf")
+    assert len(make().chunk(DECK, blocks)) == 2
+    assert len(make().chunk(pdf, blocks, layout="slides")) == 2
+    assert len(make().chunk(pdf, blocks)) > 2  # a report: cut at max_tokens
+    assert len(make().chunk(DECK, blocks, layout="report")) == 2  # a pptx is always a deck
+
+
+def test_an_overlong_slide_is_chunked_as_text() -> None:
+    where = Locator(slide=1)
+    long_text = " ".join(sentence(i) for i in range(40))
+    settings = ChunkSettings(max_tokens=40, overlap_tokens=10, table_max_tokens=64, page_max_tokens=100)
+    chunks = Chunker(WordCounter(), settings).chunk(
+        DECK,
+        [Block(BlockKind.HEADING, "Big", where, level=1), Block(BlockKind.TEXT, long_text, where)],
+    )
+    assert len(chunks) > 3 and all(len(c.text.split()) <= 40 for c in chunks)
+
+
+def test_version_names_the_chunking_rules() -> None:
+    assert make().version.startswith("chunk4-")

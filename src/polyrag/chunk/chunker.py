@@ -1,19 +1,36 @@
-"""Blocks → Chunks: sentence-aware token windows with overlap; tables on their own.
+"""Blocks → Chunks: sentence-aware token windows with overlap; tables and pictures on their own.
 
+- The layout decides the unit (see chunk/layout.py): a slide deck is chunked one slide (or
+  slide-like page) per chunk; everything else as running text, as follows.
 - Text is cut into sentences, packed into windows of at most `max_tokens` embedder tokens;
   the next window repeats the last sentences worth at most `overlap_tokens`.
 - A BREAK (new page, slide, sheet) closes the window: no chunk spans two pages.
 - A heading closes a window that is already a quarter full, so sections start fresh chunks,
   and the heading path travels with every chunk in the locator.
-- TABLE blocks become their own chunks; a long table is split by rows, repeating its header.
-- ROW sentences are packed like text, without overlap, and the locator spans their rows.
+- A TABLE or PICTURE among text leaves a placeholder ("[Table 3: Region, Revenue]") in its
+  text window and becomes its own chunks, whose `anchor` is that text chunk's ordinal: the
+  table as Markdown (a long table split by rows, repeating its header) and its rows as
+  sentences with their header names; a picture's text in sentence windows.
+- A spreadsheet's tables (blocks on a sheet) stand alone, followed by their ROW sentences,
+  which are packed like text, without overlap, and the locator spans their rows.
+- A chunk whose locator has a time span (a transcript segment) has the AUDIO modality.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
+from polyrag.chunk.figures import (
+    picture_summary,
+    picture_title,
+    placeholder,
+    read_table,
+    row_sentences,
+    table_summary,
+    table_title,
+)
+from polyrag.chunk.layout import Layout, classify
 from polyrag.chunk.sentences import sentence_spans, split_long
 from polyrag.index.embed.base import TokenCounter
 from polyrag.settings import ChunkSettings
@@ -22,7 +39,7 @@ from polyrag.types import Block, BlockKind, Chunk, Locator, Modality, Source
 
 @dataclass(frozen=True)
 class _Unit:
-    """A sentence (or row, or heading line) with its place and cost."""
+    """A sentence (or row, or heading line, or placeholder) with its place and cost."""
 
     text: str
     locator: Locator
@@ -30,6 +47,23 @@ class _Unit:
     is_row: bool = False
     is_heading: bool = False
     separator: str = " "  # what stood before it in the source: a space, or a line break
+    is_placeholder: bool = False  # "[Table 3: ...]": marks where a table or picture stood
+
+
+@dataclass(frozen=True)
+class _Figure:
+    """A table's or picture's own chunks, waiting for the ordinal of the text that holds it."""
+
+    pieces: tuple[tuple[str, Locator], ...]
+    modality: Modality
+
+
+@dataclass
+class _Numbers:
+    """Tables and pictures are numbered in document order, as a reader would count them."""
+
+    tables: int = 0
+    pictures: int = 0
 
 
 class Chunker:
@@ -41,15 +75,32 @@ class Chunker:
     def version(self) -> str:
         """Changes whenever the chunks of an unchanged file would change."""
         s = self._settings
-        return f"chunk3-{s.max_tokens}-{s.overlap_tokens}-{s.table_max_tokens}"
+        return (
+            f"chunk4-{s.max_tokens}-{s.overlap_tokens}-{s.table_max_tokens}-{s.page_max_tokens}"
+        )
 
-    def chunk(self, source: Source, blocks: Iterable[Block]) -> list[Chunk]:
+    def chunk(
+        self, source: Source, blocks: Iterable[Block], layout: Layout | str | None = None
+    ) -> list[Chunk]:
+        """The chunks of one source; `layout` is the parser's `Document.layout`."""
         builder = _Builder(source)
+        numbers = _Numbers()
+        if classify(source.media_type, layout) == "slides":
+            for segment in _segments(blocks):
+                self._page(segment, builder, numbers)
+        else:
+            self._report(blocks, builder, numbers)
+        return builder.chunks
+
+    # -- reports: sentence windows ------------------------------------------------------------
+
+    def _report(self, blocks: Iterable[Block], builder: _Builder, numbers: _Numbers) -> None:
         window: list[_Unit] = []
+        pending: list[_Figure] = []  # figures whose placeholder sits in the window
         headings: list[tuple[int, str]] = []
 
         def flush(keep_overlap: bool, content_follows: bool = False) -> None:
-            nonlocal window
+            nonlocal window, pending
             if not window:
                 return
             if content_follows and all(unit.is_heading for unit in window):
@@ -57,8 +108,22 @@ class Chunker:
                 # what follows; a chunk of nothing but a title would only crowd out evidence.
                 window = []
                 return
-            builder.add(window, Modality.TABLE if window[-1].is_row else Modality.TEXT)
-            window = self._overlap(window) if keep_overlap and not window[-1].is_row else []
+            anchor = None
+            if pending and all(unit.is_heading or unit.is_placeholder for unit in window):
+                window = []  # no text around the figures: they stand alone
+            else:
+                anchor = builder.add(window, Modality.TABLE if window[-1].is_row else Modality.TEXT)
+                window = self._overlap(window) if keep_overlap and not window[-1].is_row else []
+            for figure in pending:
+                builder.add_figure(figure, anchor)
+            pending = []
+
+        def place(unit: _Unit) -> None:
+            if window and (window[-1].is_row != unit.is_row):
+                flush(keep_overlap=False, content_follows=unit.is_row)
+            if window and sum(u.tokens for u in window) + unit.tokens > self._limit():
+                flush(keep_overlap=True)
+            window.append(unit)
 
         for block in blocks:
             if block.kind is BlockKind.BREAK:
@@ -76,20 +141,132 @@ class Chunker:
                     flush(keep_overlap=False)
             path = tuple(text for _, text in headings)
             locator = replace(block.locator, heading_path=block.locator.heading_path or path)
-            if block.kind is BlockKind.TABLE:
+            if block.kind is BlockKind.TABLE and block.locator.sheet is not None:
+                # A spreadsheet's table stands alone; its rows follow as ROW blocks.
                 flush(keep_overlap=False, content_follows=True)
-                for part in self._table_parts(block.text):
+                for part in self._table_parts(block.text, self._settings.table_max_tokens):
                     builder.add([_Unit(part, locator, self._count(part))], Modality.TABLE)
                 continue
+            if block.kind in (BlockKind.TABLE, BlockKind.PICTURE):
+                if not block.text.strip():
+                    continue
+                title, figure = self._figure(block, locator, numbers)
+                mark = placeholder(title)
+                place(_Unit(mark, locator, self._count(mark), separator="\n", is_placeholder=True))
+                pending.append(figure)
+                continue
             is_row = block.kind is BlockKind.ROW
-            if window and window[-1].is_row != is_row:
-                flush(keep_overlap=False, content_follows=is_row)
-            for unit in self._units(block, locator, is_row, block.kind is BlockKind.HEADING):
-                if window and sum(u.tokens for u in window) + unit.tokens > self._limit():
-                    flush(keep_overlap=True)
-                window.append(unit)
+            is_heading = block.kind is BlockKind.HEADING
+            for unit in self._units(block, locator, is_row, is_heading):
+                place(unit)
         flush(keep_overlap=False)
-        return builder.chunks
+
+    # -- tables and pictures ------------------------------------------------------------------
+
+    def _figure(self, block: Block, locator: Locator, numbers: _Numbers) -> tuple[str, _Figure]:
+        """The figure's title ("Table 3: Region, Revenue") and its own chunks."""
+        if block.kind is BlockKind.TABLE:
+            numbers.tables += 1
+            table = read_table(block.text)
+            title = table_title(numbers.tables, table_summary(table))
+            pieces = self._table_pieces(title, block.text, locator)
+            return title, _Figure(tuple(pieces), Modality.TABLE)
+        numbers.pictures += 1
+        text = block.text.strip()
+        title = picture_title(numbers.pictures)
+        label = f"{title}: "
+        budget = self._limit() - self._count(label)
+        pieces = [
+            (label + text[a:b].strip(), locator) for a, b in self._windows(text, budget)
+        ]
+        return f"{title}: {picture_summary(text)}", _Figure(tuple(pieces), Modality.PICTURE)
+
+    def _table_pieces(self, title: str, text: str, locator: Locator) -> list[tuple[str, Locator]]:
+        """The table as Markdown parts, then its rows as sentences, each under its title."""
+        table = read_table(text)
+        title_cost = self._count(title) + 1
+        markdown = table.markdown if table else text
+        limit = max(self._settings.table_max_tokens - title_cost, 32)
+        pieces = [(f"{title}\n{part}", locator) for part in self._table_parts(markdown, limit)]
+        if table is None:
+            return pieces
+        group: list[tuple[int, str]] = []
+        cost = title_cost
+
+        def close() -> None:
+            if group:
+                body = "\n".join(line for _, line in group)
+                rows = (group[0][0], group[-1][0])
+                pieces.append((f"{title}\n{body}", replace(locator, rows=rows)))
+
+        for number, line in row_sentences(table):
+            line_cost = self._count(line) + 1
+            if group and cost + line_cost > self._limit():
+                close()
+                group, cost = [], title_cost
+            group.append((number, line))
+            cost += line_cost
+        close()
+        return pieces
+
+    def _windows(self, text: str, budget: int) -> Iterator[tuple[int, int]]:
+        """Spans of consecutive sentences of `text` of at most `budget` tokens each."""
+        start: int | None = None
+        end = 0
+        used = 0
+        for a, b in sentence_spans(text):
+            cost = self._count(text[a:b])
+            runs = [(a, b)]
+            if cost > budget:
+                runs = [(a + c, a + d) for c, d in split_long(text[a:b], budget, self._count)]
+            for c, d in runs:
+                piece_cost = cost if len(runs) == 1 else self._count(text[c:d])
+                if start is not None and used + piece_cost > budget:
+                    yield start, end
+                    start, used = None, 0
+                if start is None:
+                    start = c
+                end = d
+                used += piece_cost + 1
+        if start is not None:
+            yield start, end
+
+    # -- slides: one chunk per page -----------------------------------------------------------
+
+    def _page(self, segment: list[Block], builder: _Builder, numbers: _Numbers) -> None:
+        """One slide (or slide-like page) as one chunk, its tables and pictures also on their
+        own; a page longer than `page_max_tokens` is chunked as running text instead."""
+        saved = (numbers.tables, numbers.pictures)
+        title = next((b.text for b in segment if b.kind is BlockKind.HEADING and b.text), "")
+        path = (" ".join(title.split()),) if title.strip() else ()
+        units: list[_Unit] = []
+        figures: list[_Figure] = []
+        for block in segment:
+            text = block.text.strip()
+            if block.kind is BlockKind.BREAK or not text:
+                continue
+            locator = replace(block.locator, heading_path=block.locator.heading_path or path)
+            is_heading = block.kind is BlockKind.HEADING
+            if block.kind is BlockKind.TABLE:
+                figure_title, figure = self._figure(block, locator, numbers)
+                table = read_table(text)
+                text = f"{figure_title}\n{table.markdown if table else text}"
+                figures.append(figure)
+            elif block.kind is BlockKind.PICTURE:
+                figure_title, figure = self._figure(block, locator, numbers)
+                text = f"{picture_title(numbers.pictures)}: " + " ".join(text.split())
+                figures.append(figure)
+            units.append(_Unit(text, locator, 0, is_heading=is_heading, separator="\n"))
+        if not figures and all(unit.is_heading for unit in units):
+            return  # a title alone (or an empty slide) answers nothing
+        page_text = "\n".join(unit.text for unit in units)
+        if self._count(page_text) > self._settings.page_max_tokens:
+            numbers.tables, numbers.pictures = saved
+            self._report(segment, builder, numbers)
+            return
+        anchor = builder.add(units, Modality.TEXT)
+        for figure in figures:
+            builder.add_figure(figure, anchor)
 
     def _limit(self) -> int:
         return self._settings.max_tokens
@@ -123,15 +300,14 @@ class Chunker:
         kept: list[_Unit] = []
         budget = self._settings.overlap_tokens
         for unit in reversed(window[1:]):  # never carry the whole window over
-            if unit.tokens > budget:
+            if unit.tokens > budget or unit.is_placeholder:
                 break
             kept.insert(0, unit)
             budget -= unit.tokens
         return kept
 
-    def _table_parts(self, markdown: str) -> list[str]:
-        """The table as chunks of at most `table_max_tokens`, each repeating the header rows."""
-        limit = self._settings.table_max_tokens
+    def _table_parts(self, markdown: str, limit: int) -> list[str]:
+        """The table as pieces of at most `limit` tokens, each repeating the header rows."""
         lines = [line for line in markdown.strip().splitlines() if line.strip()]
         if self._count(markdown) <= limit or len(lines) <= 3:
             return ["\n".join(lines)]
@@ -162,12 +338,24 @@ class _Builder:
         self._source = source
         self.chunks: list[Chunk] = []
 
-    def add(self, units: list[_Unit], modality: Modality) -> None:
+    def add(self, units: list[_Unit], modality: Modality) -> int | None:
+        """Adds the window as a chunk; returns its ordinal (None when it holds no text)."""
         text = "".join(
             (unit.separator if position else "") + unit.text for position, unit in enumerate(units)
         ).strip()
+        return self._append(text, _merge(units), modality, None)
+
+    def add_figure(self, figure: _Figure, anchor: int | None) -> None:
+        for text, locator in figure.pieces:
+            self._append(text.strip(), locator, figure.modality, anchor)
+
+    def _append(
+        self, text: str, locator: Locator, modality: Modality, anchor: int | None
+    ) -> int | None:
         if not text:
-            return
+            return None
+        if modality is Modality.TEXT and locator.time_span is not None:
+            modality = Modality.AUDIO
         ordinal = len(self.chunks)
         self.chunks.append(
             Chunk(
@@ -175,11 +363,27 @@ class _Builder:
                 source_id=self._source.source_id,
                 path=self._source.path,
                 text=text,
-                locator=_merge(units),
+                locator=locator,
                 modality=modality,
                 ordinal=ordinal,
+                anchor=anchor,
             )
         )
+        return ordinal
+
+
+def _segments(blocks: Iterable[Block]) -> Iterator[list[Block]]:
+    """The blocks between BREAKs: one slide or page each."""
+    segment: list[Block] = []
+    for block in blocks:
+        if block.kind is BlockKind.BREAK:
+            if segment:
+                yield segment
+            segment = []
+        else:
+            segment.append(block)
+    if segment:
+        yield segment
 
 
 def _merge(units: list[_Unit]) -> Locator:
