@@ -290,6 +290,18 @@ class StoreContract:
         store.replace([chunks[i] for i in order], vectors[order])
         assert [chunk.ordinal for chunk in store.chunks_of("shuffled")] == list(range(8))
 
+    def test_chunks_by_ordinal_with_anchors(self, store: Store) -> None:
+        chunks, vectors = document("deck", [f"Slide text number {i}." for i in range(6)], 7)
+        chunks[2] = dataclasses.replace(chunks[2], modality=Modality.TABLE, anchor=1)
+        chunks[3] = dataclasses.replace(chunks[3], modality=Modality.PICTURE, anchor=None)
+        store.replace(chunks, vectors)
+        found = store.chunks_by_ordinal("deck", [4, 1, 2, 99, 1])
+        assert [chunk.ordinal for chunk in found] == [1, 2, 4]  # document order, missing skipped
+        assert found[1] == chunks[2] and found[1].anchor == 1  # the anchor survives
+        assert store.chunks_by_ordinal("deck", [3])[0].anchor is None
+        assert store.chunks_by_ordinal("deck", []) == []
+        assert store.chunks_by_ordinal("other", [1]) == []
+
     def test_vectors_for_text_hashes(self, store: Store, library: dict) -> None:
         chunks, vectors = library["report"]
         wanted = [sha256(chunks[0].text), sha256(chunks[3].text), sha256("not stored")]

@@ -189,7 +189,9 @@ def test_a_long_table_is_split_and_rows_never_exceed_the_window() -> None:
     markdown = [t for t in tables if "| --- |" in t.text]
     sentences = [t for t in tables if "\nRow " in t.text]
     assert len(markdown) > 1 and len(sentences) > 1
-    assert all(t.text.startswith("Table 1: Team, Cups\n| Team | Cups |\n| --- | --- |") for t in markdown)
+    assert all(
+        t.text.startswith("Table 1: Team, Cups\n| Team | Cups |\n| --- | --- |") for t in markdown
+    )
     assert all(len(t.text.split()) <= 64 for t in markdown)
     assert all(len(t.text.split()) <= 40 for t in sentences)
     covered = [r for t in sentences for r in range(t.locator.rows[0], t.locator.rows[1] + 1)]  # type: ignore[index]
@@ -294,7 +296,9 @@ def test_layout_comes_from_metadata_then_the_parser() -> None:
 def test_an_overlong_slide_is_chunked_as_text() -> None:
     where = Locator(slide=1)
     long_text = " ".join(sentence(i) for i in range(40))
-    settings = ChunkSettings(max_tokens=40, overlap_tokens=10, table_max_tokens=64, page_max_tokens=100)
+    settings = ChunkSettings(
+        max_tokens=40, overlap_tokens=10, table_max_tokens=64, page_max_tokens=100
+    )
     chunks = Chunker(WordCounter(), settings).chunk(
         DECK,
         [Block(BlockKind.HEADING, "Big", where, level=1), Block(BlockKind.TEXT, long_text, where)],

@@ -1,4 +1,9 @@
-"""Retrieved hits → numbered evidence inside a token budget, and its rendering for the prompt."""
+"""Retrieved hits → numbered evidence inside a token budget, and its rendering for the prompt.
+
+A table or picture chunk is shown inside its parent text (the chunk that holds its placeholder,
+fetched by its `anchor`), with as much of the text around it as its share of the budget allows;
+its citation still points to the table or picture itself.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from polyrag.chunk.figures import figure_pattern
 from polyrag.chunk.sentences import sentence_spans, split_long
 from polyrag.types import Chunk, Hit
+
+ParentLookup = Callable[[str, Sequence[int]], Sequence[Chunk]]
+"""(source id, ordinals) → those chunks of the source: `Store.chunks_by_ordinal`."""
+
+_FIGURE_TITLE = re.compile(r"^(Table|Picture) (\d+)\b")
+_PLACEHOLDER = re.compile(r"\[(?:Table|Picture) \d+(?::[^\]\n]*)?\]")
 
 _WORD = re.compile(r"[\w.%$-]+", re.UNICODE)
 _STOP = frozenset(
@@ -67,6 +79,7 @@ class Evidence:
     n: int
     chunk: Chunk
     text: str  # what the prompt shows: the chunk, or its most relevant sentences
+    context: Chunk | None = None  # the parent text a table or picture is shown inside
 
 
 def label(chunk: Chunk) -> str:
@@ -86,6 +99,7 @@ def select_evidence(
     budget: int,
     max_items: int = 4,
     min_relative_score: float = 0.0,
+    parents: ParentLookup | None = None,
 ) -> list[Evidence]:
     """The best hits, each within a fair share of the budget, in reading order.
 
@@ -93,6 +107,9 @@ def select_evidence(
     extra passage costs prompt time and distracts a small model. Prompt length is answer
     latency on a CPU, so a hit longer than its share keeps only the sentences (or table rows)
     sharing most words with the question; a hit with none is dropped.
+
+    With `parents`, a table or picture hit is shown inside its parent text chunk (a parent that
+    was itself retrieved is then not shown twice), and two chunks of one table are shown once.
     """
     chosen: list[Evidence] = []
     left = budget
@@ -103,23 +120,125 @@ def select_evidence(
         if hit.score < floor:
             continue
         if len(candidates) < max_items and all(
-            " ".join(hit.chunk.text.split()) != " ".join(c.chunk.text.split()) for c in candidates
+            " ".join(hit.chunk.text.split()) != " ".join(c.chunk.text.split())
+            and not _same_figure(hit.chunk, c.chunk)
+            for c in candidates
         ):
             candidates.append(hit)
+    contexts = _contexts(candidates, parents) if parents is not None else {}
+    shown = {(p.source_id, p.ordinal) for p in contexts.values()}
+    candidates = [h for h in candidates if (h.chunk.source_id, h.chunk.ordinal) not in shown]
     candidates = in_reading_order(candidates)
     for position, hit in enumerate(candidates):
         share = left // (len(candidates) - position)
         header = count_tokens(f"[{len(chosen) + 1}] ({label(hit.chunk)})\n") + 2
         text = hit.chunk.text
+        parent = contexts.get(hit.chunk.chunk_id)
+        if parent is not None:
+            text = assemble(hit.chunk, parent, terms, count_tokens, share - header)
         cost = header + count_tokens(text)
         if cost > share:
             text = _best_sentences(text, terms, count_tokens, share - header)
             if not text:
                 continue
             cost = header + count_tokens(text)
-        chosen.append(Evidence(len(chosen) + 1, hit.chunk, text))
+        context = parent if parent is not None and text != hit.chunk.text else None
+        chosen.append(Evidence(len(chosen) + 1, hit.chunk, text, context))
         left -= cost
     return chosen
+
+
+def assemble(
+    figure: Chunk,
+    parent: Chunk,
+    terms: set[str],
+    count_tokens: Callable[[str], int],
+    budget: int,
+) -> str:
+    """The figure's text in its place inside the parent's text, with the parent's sentences
+    that fit in `budget`: those sharing words with the question first, then the nearest."""
+    cost = count_tokens(figure.text)
+    if cost >= budget:
+        return figure.text  # no room for context: the caller trims the figure itself
+    before, after = _around(figure.text, parent.text)
+    separator = "\n" if "\n" in parent.text else " "
+    pieces = [(0, text) for text in _sentences(before)]
+    pieces += [(1, text) for text in _sentences(after)]
+    origin = sum(1 for side, _ in pieces if side == 0)  # where the figure stands
+    ranked = sorted(
+        range(len(pieces)),
+        key=lambda i: (
+            -len(terms & content_words(pieces[i][1])),
+            origin - i if i < origin else i - origin + 1,
+        ),
+    )
+    left = budget - cost - 1
+    keep: set[int] = set()
+    for i in ranked:
+        piece_cost = count_tokens(pieces[i][1]) + 1
+        if piece_cost <= left:
+            keep.add(i)
+            left -= piece_cost
+    head = separator.join(pieces[i][1] for i in range(origin) if i in keep)
+    tail = separator.join(pieces[i][1] for i in range(origin, len(pieces)) if i in keep)
+    return "\n".join(part for part in (head, figure.text, tail) if part)
+
+
+def _around(figure_text: str, parent_text: str) -> tuple[str, str]:
+    """The parent's text before and after the figure's placeholder (or its title line and
+    Markdown in a slide's chunk); the figure goes last when the parent does not name it."""
+    match = _FIGURE_TITLE.match(figure_text)
+    found = (
+        figure_pattern(match.group(1), int(match.group(2))).search(parent_text) if match else None
+    )
+    if found is None:
+        return parent_text, ""
+    end = found.end()
+    if not found.group(0).startswith("["):  # a title line: the table's Markdown follows it
+        lines = parent_text[end:].split("\n")
+        taken = 1
+        while taken < len(lines) and lines[taken].lstrip().startswith("|"):
+            taken += 1
+        end += len("\n".join(lines[:taken]))
+    return parent_text[: found.start()], parent_text[end:]
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of a parent's text, without other figures' placeholders."""
+    out = []
+    for a, b in sentence_spans(text):
+        sentence = _PLACEHOLDER.sub("", text[a:b]).strip()
+        if sentence:
+            out.append(sentence)
+    return out
+
+
+def _same_figure(one: Chunk, other: Chunk) -> bool:
+    """Two chunks of one table (its Markdown and its rows) or one picture."""
+    if one.anchor is None or one.source_id != other.source_id or one.anchor != other.anchor:
+        return False
+    first, second = _FIGURE_TITLE.match(one.text), _FIGURE_TITLE.match(other.text)
+    return first is not None and second is not None and first.group(0) == second.group(0)
+
+
+def _contexts(hits: Sequence[Hit], parents: ParentLookup) -> dict[str, Chunk]:
+    """chunk id → parent chunk for the table and picture hits; each parent is given once."""
+    wanted: dict[str, list[int]] = {}
+    for hit in hits:
+        if hit.chunk.anchor is not None:
+            wanted.setdefault(hit.chunk.source_id, []).append(hit.chunk.anchor)
+    found: dict[tuple[str, int], Chunk] = {}
+    for source_id, ordinals in wanted.items():
+        for chunk in parents(source_id, ordinals):
+            found[(chunk.source_id, chunk.ordinal)] = chunk
+    out: dict[str, Chunk] = {}
+    used: set[tuple[str, int]] = set()
+    for hit in in_reading_order(hits):
+        key = (hit.chunk.source_id, hit.chunk.anchor if hit.chunk.anchor is not None else -1)
+        if key in found and key not in used:
+            out[hit.chunk.chunk_id] = found[key]
+            used.add(key)
+    return out
 
 
 def in_reading_order(hits: Sequence[Hit]) -> list[Hit]:

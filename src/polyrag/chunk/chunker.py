@@ -75,9 +75,7 @@ class Chunker:
     def version(self) -> str:
         """Changes whenever the chunks of an unchanged file would change."""
         s = self._settings
-        return (
-            f"chunk4-{s.max_tokens}-{s.overlap_tokens}-{s.table_max_tokens}-{s.page_max_tokens}"
-        )
+        return f"chunk4-{s.max_tokens}-{s.overlap_tokens}-{s.table_max_tokens}-{s.page_max_tokens}"
 
     def chunk(
         self, source: Source, blocks: Iterable[Block], layout: Layout | str | None = None
@@ -176,9 +174,7 @@ class Chunker:
         title = picture_title(numbers.pictures)
         label = f"{title}: "
         budget = self._limit() - self._count(label)
-        pieces = [
-            (label + text[a:b].strip(), locator) for a, b in self._windows(text, budget)
-        ]
+        pieces = [(label + text[a:b].strip(), locator) for a, b in self._windows(text, budget)]
         return f"{title}: {picture_summary(text)}", _Figure(tuple(pieces), Modality.PICTURE)
 
     def _table_pieces(self, title: str, text: str, locator: Locator) -> list[tuple[str, Locator]]:

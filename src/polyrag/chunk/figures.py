@@ -77,7 +77,9 @@ def row_sentences(table: TableText) -> list[tuple[int, str]]:
     """(table row number, "Row n: Header is value, ...") for every data row; the header is row 1."""
     out: list[tuple[int, str]] = []
     for number, row in enumerate(table.rows, start=2):
-        pairs = [f"{name} is {value}" for name, value in zip(table.header, row, strict=True) if value]
+        pairs = [
+            f"{name} is {value}" for name, value in zip(table.header, row, strict=True) if value
+        ]
         if pairs:
             out.append((number, f"Row {number}: " + ", ".join(pairs)))
     return out

@@ -49,6 +49,13 @@ class Store(Protocol):
         """Every chunk of a source, in document order."""
         ...
 
+    def chunks_by_ordinal(self, source_id: str, ordinals: Sequence[int]) -> list[Chunk]:
+        """The chunks of a source at these ordinals, in document order; missing ones are skipped.
+
+        The answer stage fetches a table's or picture's parent text chunk (its `anchor`) this way.
+        """
+        ...
+
     def vectors_for(self, texts_by_hash: Sequence[str]) -> dict[str, np.ndarray]:
         """Stored vectors keyed by the sha256 of their chunk text, for the hashes given.
 

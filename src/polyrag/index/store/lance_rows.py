@@ -12,7 +12,18 @@ import pyarrow.compute as pc
 from polyrag.types import Chunk, Locator, Modality
 
 # The columns a Chunk is rebuilt from (the table also holds text_sha256, page and vector).
-CHUNK_COLUMNS = ["chunk_id", "source_id", "path", "text", "locator", "modality", "ordinal"]
+CHUNK_COLUMNS = [
+    "chunk_id",
+    "source_id",
+    "path",
+    "text",
+    "locator",
+    "modality",
+    "ordinal",
+    "anchor",
+]
+# Columns added after the first release, with the SQL that fills them in an older table.
+ADDED_COLUMNS = {"anchor": "CAST(NULL AS INT)"}
 
 
 def table_schema(dim: int) -> pa.Schema:
@@ -26,6 +37,7 @@ def table_schema(dim: int) -> pa.Schema:
             pa.field("locator", pa.string()),  # Locator.to_json()
             pa.field("modality", pa.string()),
             pa.field("ordinal", pa.int32()),
+            pa.field("anchor", pa.int32()),  # a table's or picture's parent text chunk
             pa.field("page", pa.int32()),  # locator.page, for filtering
             pa.field("vector", pa.list_(pa.float32(), dim)),
         ]
@@ -48,6 +60,7 @@ def rows_table(chunks: Sequence[Chunk], vectors: np.ndarray, schema: pa.Schema) 
         "locator": [c.locator.to_json() for c in chosen],
         "modality": [str(c.modality) for c in chosen],
         "ordinal": [c.ordinal for c in chosen],
+        "anchor": [c.anchor for c in chosen],
         "page": [c.locator.page for c in chosen],
         "vector": pa.FixedSizeListArray.from_arrays(flat, dim),
     }
@@ -69,6 +82,7 @@ def chunks_from(result: pa.Table) -> list[Chunk]:
             locator=Locator.from_json(columns["locator"][i] or ""),
             modality=Modality(columns["modality"][i] or Modality.TEXT),
             ordinal=columns["ordinal"][i] or 0,
+            anchor=columns["anchor"][i],
         )
         for i in range(result.num_rows)
     ]

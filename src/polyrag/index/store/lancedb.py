@@ -36,6 +36,7 @@ from lancedb.query import FullTextOperator, MatchQuery
 from polyrag.errors import StoreError
 from polyrag.index.store.filters import filter_sql, in_list, quote
 from polyrag.index.store.lance_rows import (
+    ADDED_COLUMNS,
     CHUNK_COLUMNS,
     chunks_from,
     cosines,
@@ -200,6 +201,17 @@ class LanceStore:
             return []
         return sorted(chunks_from(result), key=lambda chunk: chunk.ordinal)
 
+    def chunks_by_ordinal(self, source_id: str, ordinals: Sequence[int]) -> list[Chunk]:
+        wanted = sorted({int(ordinal) for ordinal in ordinals})
+        if not wanted:
+            return []
+        ordinal_list = ", ".join(str(ordinal) for ordinal in wanted)
+        predicate = f"source_id = {quote(source_id)} AND ordinal IN ({ordinal_list})"
+        result = self._call(self._scan(predicate, CHUNK_COLUMNS))
+        if result is None:
+            return []
+        return sorted(chunks_from(result), key=lambda chunk: chunk.ordinal)
+
     def vectors_for(self, texts_by_hash: Sequence[str]) -> dict[str, np.ndarray]:
         hashes = list(dict.fromkeys(texts_by_hash))
         out: dict[str, np.ndarray] = {}
@@ -239,7 +251,11 @@ class LanceStore:
             if TABLE not in await self._db.table_names():
                 return None
             table = await self._db.open_table(TABLE)
-            self._check_dimension(await table.schema())
+            schema = await table.schema()
+            self._check_dimension(schema)
+            missing = {k: v for k, v in ADDED_COLUMNS.items() if k not in schema.names}
+            if missing:  # an index written by an older release: add the columns it lacks
+                await table.add_columns(missing)
             self._table = table
         return self._table
 

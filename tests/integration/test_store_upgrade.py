@@ -1,0 +1,50 @@
+"""An index written before chunks had an `anchor` column still opens, reads and takes writes."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+
+from polyrag.index.store.lance_rows import rows_table, table_schema
+from polyrag.index.store.lancedb import TABLE, LanceStore
+from polyrag.types import Chunk, Locator, Modality
+
+DIM = 8
+
+
+def old_schema() -> pa.Schema:
+    schema = table_schema(DIM)
+    return schema.remove(schema.get_field_index("anchor"))
+
+
+def chunk(i: int, **changes: object) -> Chunk:
+    base = Chunk(f"old-{i}", "old", "/docs/old.docx", f"Old text {i}.", Locator(page=i + 1))
+    return dataclasses.replace(base, ordinal=i, **changes)  # type: ignore[arg-type]
+
+
+def vectors(count: int) -> np.ndarray:
+    rng = np.random.default_rng(3)
+    out = rng.standard_normal((count, DIM)).astype(np.float32)
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def test_an_index_without_anchors_is_upgraded_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "index"
+    rows = rows_table([chunk(0), chunk(1)], vectors(2), table_schema(DIM))
+    old_rows = rows.drop_columns(["anchor"]).cast(old_schema())
+    lancedb.connect(str(path)).create_table(TABLE, data=old_rows, schema=old_schema())
+
+    store = LanceStore(path, DIM)
+    try:
+        assert [c.anchor for c in store.chunks_of("old")] == [None, None]
+        table = chunk(2, modality=Modality.TABLE, anchor=1, text="| a | b |")
+        store.replace([table], vectors(1))
+        assert store.chunks_by_ordinal("old", [1, 2]) == [chunk(1), table]
+        assert store.keyword_search("Old text", 5)[0].chunk.anchor is None
+    finally:
+        store.close()
+    assert "anchor" in lancedb.connect(str(path)).open_table(TABLE).schema.names
