@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import re
 import zipfile
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from polyrag.errors import CorruptFileError, EmptyFileError, ParseError, UnsupportedFormatError
+from polyrag.errors import (
+    CorruptFileError,
+    EmptyFileError,
+    EncryptedFileError,
+    ParseError,
+    UnsupportedFormatError,
+)
 from polyrag.parse.base import Document, Parser
 from polyrag.parse.pdf import PdfParser
 from polyrag.parse.plain import PlainTextParser
+from polyrag.parse.protected import decrypt_office, is_encrypted_office
 from polyrag.parse.slides import SlidesParser
 from polyrag.parse.sniff import sniff
 from polyrag.parse.spreadsheet import SpreadsheetParser
@@ -18,6 +26,9 @@ from polyrag.parse.word import WordParser
 from polyrag.settings import ParseSettings
 
 _T = TypeVar("_T")
+# libxml2 ("Maximum entity amplification factor exceeded", "Detected an entity reference loop")
+# and expat ("limit on input amplification factor (from DTD and entities) breached")
+_ENTITY_BOMB = re.compile(r"amplification|entity reference loop", re.IGNORECASE)
 
 
 def default_parsers(settings: ParseSettings | None = None) -> tuple[Parser, ...]:
@@ -25,9 +36,9 @@ def default_parsers(settings: ParseSettings | None = None) -> tuple[Parser, ...]
     settings = settings or ParseSettings()
     return (
         PdfParser(),
-        WordParser(),
-        SlidesParser(),
-        SpreadsheetParser(),
+        WordParser(settings.limits),
+        SlidesParser(settings.limits),
+        SpreadsheetParser(settings.limits),
         WebParser(),
         PlainTextParser(),
     )
@@ -54,12 +65,31 @@ class ParserRouter:
         return _guarded(lambda: sniff(data, name))
 
     def parse(self, data: bytes, name: str, password: str | None = None) -> Document:
-        media_type = self.sniff(data, name)
+        """Parse `data`; `password` opens encrypted PDFs, Office files and ZIP members, and is
+        ignored by files that need none (one password may be given for a whole folder)."""
+        if is_encrypted_office(data):
+            if password is None:
+                raise EncryptedFileError("encrypted")
+            secret = password
+            data = _guarded(lambda: decrypt_office(data, secret))
+            if is_encrypted_office(data):
+                raise CorruptFileError("cannot be read: encrypted twice over")
+        media_type = self._sniff_protected(data, name, password)
         parser = self._parser(media_type)
         document = _guarded(lambda: parser.parse(data, name=name, password=password))
         if not document.attachments and not any(block.text.strip() for block in document.blocks):
             raise EmptyFileError("no text found")
         return document
+
+    def _sniff_protected(self, data: bytes, name: str, password: str | None) -> str:
+        """Like `sniff`, but an encrypted ZIP archive goes to the archive parser when a
+        password is given (it opens the members)."""
+        try:
+            return self.sniff(data, name)
+        except EncryptedFileError:
+            if password is not None and data.startswith(b"PK"):
+                return "zip"
+            raise
 
     def _parser(self, media_type: str) -> Parser:
         try:
@@ -81,6 +111,10 @@ def _guarded(call: Callable[[], _T]) -> _T:
     except zipfile.BadZipFile as exc:
         raise CorruptFileError(f"cannot be read: damaged ZIP container ({_short(exc)})") from None
     except Exception as exc:
+        if _ENTITY_BOMB.search(str(exc)):
+            raise CorruptFileError(
+                "an XML entity bomb: its entities expand without bound"
+            ) from None
         raise CorruptFileError(f"cannot be read: {_short(exc)}") from None
 
 

@@ -11,6 +11,7 @@ Every refusal is a one-line `CorruptFileError` ("a ZIP bomb: ... would unpack to
 from __future__ import annotations
 
 import io
+import itertools
 import struct
 import zipfile
 import zlib
@@ -28,6 +29,9 @@ _LOCAL_SIGNATURE = b"PK\x03\x04"
 RATIO_FLOOR_BYTES = 1 * _MB
 _SUPPORTED_METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
 _AES = 99  # WinZip AES encryption (compression method 99); zipfile cannot read it
+_XML_SUFFIXES = (".xml", ".rels", ".vml")
+_PROLOG_BYTES = 8192  # a DTD sits before the root element, at the start of a part
+_UTF16_DOCTYPE = "<!DOCTYPE".encode("utf-16-le")
 
 
 @dataclass(frozen=True)
@@ -52,10 +56,14 @@ class ZipLimits:
         return f"{self.max_bytes / _MB:g}"
 
 
-def check_zip(data: bytes, limits: LimitsSettings | ZipLimits | None = None) -> None:
+def check_zip(
+    data: bytes, limits: LimitsSettings | ZipLimits | None = None, *, office: bool = False
+) -> None:
     """Raise a CorruptFileError if unpacking `data` (a ZIP container) could exhaust memory.
 
-    Bytes that do not open as a ZIP are left to the caller's library to report.
+    `office`: the file is OOXML (docx, pptx, xlsx), whose XML parts never declare a DTD, so one
+    that does is refused (entity expansion and external entities hide there). Bytes that do not
+    open as a ZIP are left to the caller's library to report.
     """
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
@@ -63,6 +71,26 @@ def check_zip(data: bytes, limits: LimitsSettings | ZipLimits | None = None) -> 
         return
     with archive:
         check_archive(archive, len(data), _limits(limits))
+        if office:
+            check_office_xml(archive)
+
+
+def check_office_xml(archive: zipfile.ZipFile) -> None:
+    """Refuse an OOXML part that declares a DTD: Office never writes one, and a DTD is where
+    billion-laughs entity expansion and external entities (local files) come from."""
+    for info in archive.infolist():
+        if info.is_dir() or not info.filename.lower().endswith(_XML_SUFFIXES):
+            continue
+        try:
+            with archive.open(info) as stream:
+                head = stream.read(_PROLOG_BYTES)
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, RuntimeError):
+            return  # damaged or encrypted: the Office library reports it
+        if b"<!DOCTYPE" in head or b"<!ENTITY" in head or _UTF16_DOCTYPE in head:
+            raise CorruptFileError(
+                f"an XML entity attack: {_short(info.filename)} declares a DTD, which Office "
+                "files never do"
+            )
 
 
 def check_archive(archive: zipfile.ZipFile, size: int, limits: ZipLimits) -> None:
@@ -114,7 +142,7 @@ def _check_overlaps(archive: zipfile.ZipFile, infos: list[zipfile.ZipInfo], size
             )
         spans.append((start, end, info.filename))
     spans.sort()
-    for (_, end, first), (start, _, second) in zip(spans, spans[1:], strict=False):
+    for (_, end, first), (start, _, second) in itertools.pairwise(spans):
         if start < end:
             raise CorruptFileError(
                 f"a ZIP bomb: the entries {_short(first)} and {_short(second)} overlap"
@@ -129,7 +157,7 @@ def _check_quine(archive: zipfile.ZipFile, infos: list[zipfile.ZipInfo], size: i
     archive.fp.seek(0)
     crc = zlib.crc32(archive.fp.read(size))
     for info in same_size:
-        if info.CRC == crc:
+        if crc == info.CRC:
             raise CorruptFileError(
                 f"a ZIP quine: the member {_short(info.filename)} is the archive itself"
             )

@@ -12,7 +12,9 @@ from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.shapes.base import BaseShape
 
 from polyrag.parse.base import Document
+from polyrag.parse.safety import check_zip
 from polyrag.parse.tables import clean_cell, markdown_table
+from polyrag.settings import LimitsSettings
 from polyrag.types import Block, BlockKind, Locator
 
 _TITLES = {PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE}
@@ -41,7 +43,11 @@ class SlidesParser:
     media_types = frozenset({"pptx"})
     version = "1"
 
+    def __init__(self, limits: LimitsSettings | None = None) -> None:
+        self._limits = limits or LimitsSettings()
+
     def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
+        check_zip(data, self._limits, office=True)
         presentation = Presentation(io.BytesIO(data))
         blocks: list[Block] = []
         first_title: str | None = None

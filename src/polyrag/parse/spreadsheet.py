@@ -17,7 +17,9 @@ import openpyxl
 
 from polyrag.parse.base import Document
 from polyrag.parse.encoding import decode_text
+from polyrag.parse.safety import check_zip
 from polyrag.parse.tables import clean_cell, detect_delimiter, markdown_table
+from polyrag.settings import LimitsSettings
 from polyrag.types import Block, BlockKind, Locator
 
 TABLE_ROWS = 40  # data rows per TABLE block; each block repeats the header row
@@ -37,9 +39,13 @@ class SpreadsheetParser:
     media_types = frozenset({"xlsx", "csv", "tsv"})
     version = "1"
 
+    def __init__(self, limits: LimitsSettings | None = None) -> None:
+        self._limits = limits or LimitsSettings()
+
     def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
         warnings: list[str] = []
         if data[:2] == b"PK":
+            check_zip(data, self._limits, office=True)
             sheets = list(_workbook(data, warnings))
             media_type = "xlsx"
         else:

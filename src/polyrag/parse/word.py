@@ -12,7 +12,9 @@ from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from lxml import etree
 
 from polyrag.parse.base import Document
+from polyrag.parse.safety import check_zip
 from polyrag.parse.tables import clean_cell, markdown_table
+from polyrag.settings import LimitsSettings
 from polyrag.types import Block, BlockKind
 
 _W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -76,7 +78,11 @@ class WordParser:
     media_types = frozenset({"docx"})
     version = "1"
 
+    def __init__(self, limits: LimitsSettings | None = None) -> None:
+        self._limits = limits or LimitsSettings()
+
     def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
+        check_zip(data, self._limits, office=True)
         document = docx.Document(io.BytesIO(data))
         body = document.element.body
         reader = _Reader(_styles(document, body), _numbering(document))
