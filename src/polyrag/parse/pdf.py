@@ -16,6 +16,7 @@ import pypdfium2.raw as pdfium_c
 
 from polyrag.errors import CorruptFileError, EmptyFileError, EncryptedFileError, ParseError
 from polyrag.parse.base import Document
+from polyrag.parse.protected import WRONG_PASSWORD_HINT
 from polyrag.types import Block, BlockKind, Locator
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\ufffd]")
@@ -41,7 +42,7 @@ class PdfParser:
 
     def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
         try:
-            document = pdfium.PdfDocument(data, password=password)
+            document = _open_pdf(data, password)
         except pdfium.PdfiumError as exc:
             if getattr(exc, "err_code", None) == pdfium_c.FPDF_ERR_PASSWORD:
                 reason = "encrypted PDF: wrong password" if password else "encrypted PDF"
@@ -213,3 +214,21 @@ def _title(document: pdfium.PdfDocument) -> str | None:
 def _reason(exc: Exception) -> str:
     text = str(exc).replace("Failed to load document", "").strip(" .()")
     return text.removeprefix("PDFium: ").strip() or type(exc).__name__
+
+
+def _open_pdf(data: bytes, password: str | None) -> pdfium.PdfDocument:
+    """Open with `password`; one given for a whole folder may not be this file's, and a PDF
+    whose user password is empty (copying or printing restricted) opens without any."""
+    try:
+        return pdfium.PdfDocument(data, password=password)
+    except pdfium.PdfiumError as exc:
+        if password is None or getattr(exc, "err_code", None) != pdfium_c.FPDF_ERR_PASSWORD:
+            raise
+    try:
+        return pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        if getattr(exc, "err_code", None) == pdfium_c.FPDF_ERR_PASSWORD:
+            raise EncryptedFileError(
+                "encrypted PDF: wrong password", hint=WRONG_PASSWORD_HINT
+            ) from None
+        raise
