@@ -14,13 +14,21 @@ from polyrag.errors import (
     ParseError,
     UnsupportedFormatError,
 )
+from polyrag.parse.archive import ArchiveParser
 from polyrag.parse.base import Document, Parser
+from polyrag.parse.email import EmailParser
+from polyrag.parse.epub import EpubParser
+from polyrag.parse.legacy import LegacyOfficeParser
+from polyrag.parse.opendocument import OpenDocumentParser
+from polyrag.parse.outlook import OutlookParser
 from polyrag.parse.pdf import PdfParser
 from polyrag.parse.plain import PlainTextParser
 from polyrag.parse.protected import decrypt_office, is_encrypted_office
+from polyrag.parse.rtf import RtfParser
 from polyrag.parse.slides import SlidesParser
 from polyrag.parse.sniff import sniff
 from polyrag.parse.spreadsheet import SpreadsheetParser
+from polyrag.parse.structured import StructuredParser
 from polyrag.parse.web import WebParser
 from polyrag.parse.word import WordParser
 from polyrag.settings import ParseSettings
@@ -41,6 +49,14 @@ def default_parsers(settings: ParseSettings | None = None) -> tuple[Parser, ...]
         SpreadsheetParser(settings.limits),
         WebParser(),
         PlainTextParser(),
+        EmailParser(),
+        OutlookParser(),
+        ArchiveParser(settings.limits),
+        EpubParser(settings.limits),
+        OpenDocumentParser(settings.limits),
+        RtfParser(),
+        StructuredParser(),
+        LegacyOfficeParser(settings.limits),
     )
 
 

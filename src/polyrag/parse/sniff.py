@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 import struct
 import zipfile
@@ -92,6 +93,7 @@ _HTML_START = re.compile(
 _HTML_ANYWHERE = re.compile(r"<(!doctype\s+html|html[\s>]|body[\s>])", re.IGNORECASE)
 _LEADING_NOISE = re.compile(r"^(\s+|<\?xml[^>]*\?>|<!--.*?-->)+", re.DOTALL)
 _FENCE_BLOCK = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1", re.DOTALL | re.MULTILINE)
+_XML_ROOT = re.compile(r"<([A-Za-z_][\w.:-]*)[\s>/]")
 _HEADER_LINE = re.compile(r"([A-Za-z][A-Za-z0-9-]{0,40}):[ \t]")
 _EMAIL_HEADERS = {
     "from",
@@ -228,12 +230,16 @@ def _sniff_damaged_zip(data: bytes) -> str:
 
 
 def sniff_text(text: str, name: str) -> str:
-    """Classify decoded text: html, csv, tsv, markdown or text."""
+    """Classify decoded text: email, json, html, xml, csv, tsv, markdown or text."""
     head = text[:8192]
     if _looks_like_email(head):
         return "email"
+    if _looks_like_json(text):
+        return "json"
     if _looks_like_html(head):
         return "html"
+    if _looks_like_xml(text):
+        return "xml"
     markdown_score = _markdown_score(head)
     if markdown_score < 3:
         delimiter = detect_delimiter(text[:65536])
@@ -256,6 +262,37 @@ def _looks_like_html(head: str) -> bool:
         return True  # XHTML behind an XML prolog or DOCTYPE
     outside_code = _FENCE_BLOCK.sub("", head)
     return bool(_HTML_ANYWHERE.search(outside_code)) and outside_code.count("</") >= 3
+
+
+def _looks_like_json(text: str) -> bool:
+    """A whole JSON object or array, or JSON Lines (one object or array per line)."""
+    start = text.lstrip("\ufeff \t\r\n")
+    if not start.startswith(("{", "[")):
+        return False
+    try:
+        return isinstance(json.loads(start), dict | list)
+    except (ValueError, RecursionError):
+        pass
+    lines = [line for line in start[:65536].splitlines()[:20] if line.strip()]
+    if len(lines) < 2:
+        return False
+    try:
+        return all(isinstance(json.loads(line), dict | list) for line in lines[:-1])
+    except (ValueError, RecursionError):
+        return False
+
+
+def _looks_like_xml(text: str) -> bool:
+    """An XML declaration, or one root element that closes at the end of the text."""
+    if text.lstrip("\ufeff \t\r\n").startswith("<?xml"):
+        return True
+    start = _LEADING_NOISE.sub("", text[:8192], count=1)
+    start = re.sub(r"^<!DOCTYPE[^>\[]*(\[.*?\])?\s*>\s*", "", start, count=1, flags=re.DOTALL)
+    root = _XML_ROOT.match(start)
+    if root is None:
+        return False
+    end = text.rstrip()
+    return end.endswith(f"</{root.group(1)}>") or (end == start.rstrip() and end.endswith("/>"))
 
 
 def _looks_like_email(head: str) -> bool:
