@@ -12,19 +12,20 @@ from functools import cached_property
 from pathlib import Path
 
 from polyrag.answer.generator import Answerer
-from polyrag.chunk.chunker import Chunker
 from polyrag.errors import SourceNotFoundError
 from polyrag.index.embed.onnx import OnnxMiniLM
 from polyrag.index.store.lancedb import LanceStore
 from polyrag.ingest.manifest import Entry, Manifest
 from polyrag.ingest.pipeline import Ingestor, IngestReport, Progress
+from polyrag.ingest.sync import remove_source
+from polyrag.ingest.watch import watch_folders
+from polyrag.ingest.workers import ParsePool
 from polyrag.llm.base import ChatModel
 from polyrag.llm.fallback import FallbackChain
 from polyrag.llm.local import LocalLlamaModel
 from polyrag.llm.remote import OpenAICompatibleModel
 from polyrag.models.files import model_path
 from polyrag.models.registry import MINILM_ONNX, MINILM_TOKENIZER
-from polyrag.parse.router import ParserRouter, default_parsers
 from polyrag.retrieve.base import RetrievalResult, SearchMode
 from polyrag.retrieve.hybrid import HybridRetriever
 from polyrag.settings import Settings, load_settings
@@ -79,23 +80,64 @@ class Engine:
 
     # -- the pipeline ---------------------------------------------------------------------------
 
+    def ingestor(self) -> Ingestor:
+        """Parse workers and the committer; close it (or use `with`) to stop the workers."""
+        return Ingestor(
+            pool=ParsePool(self.settings),
+            embedder=self.embedder,
+            store=self.store,
+            manifest=self.manifest,
+            settings=self.settings,
+        )
+
     def ingest(
         self,
         paths: Iterable[Path | str],
         on_progress: Callable[[Progress], None] | None = None,
+        *,
+        password: str | None = None,
     ) -> IngestReport:
-        ingestor = Ingestor(
-            router=ParserRouter(default_parsers(self.settings.parse)),
-            chunker=Chunker(self.embedder, self.settings.chunk),
-            embedder=self.embedder,
-            store=self.store,
-            manifest=self.manifest,
-            settings=self.settings.ingest,
-        )
-        report = ingestor.ingest(paths, on_progress)
-        if report.ingested:
-            self.store.optimize()  # fold the new rows into the BM25 and vector indexes
+        """Index files, folders and URLs; `password` opens protected files."""
+        with self.ingestor() as ingestor:
+            report = ingestor.ingest(paths, password=password, on_progress=on_progress)
+        self._after(report)
         return report
+
+    def sync(
+        self,
+        paths: Sequence[Path | str],
+        on_progress: Callable[[Progress], None] | None = None,
+        *,
+        password: str | None = None,
+    ) -> IngestReport:
+        """Ingest new and changed files under `paths`; drop sources whose files are gone."""
+        with self.ingestor() as ingestor:
+            report = ingestor.sync(paths, password=password, on_progress=on_progress)
+        self._after(report)
+        return report
+
+    def watch(
+        self,
+        paths: Sequence[Path | str],
+        on_report: Callable[[IngestReport], None],
+        on_progress: Callable[[Progress], None] | None = None,
+        *,
+        password: str | None = None,
+    ) -> None:
+        """Ingest `paths`, then sync them whenever files change, until interrupted."""
+        with self.ingestor() as ingestor:
+
+            def sync() -> IngestReport:
+                report = ingestor.sync(paths, password=password, on_progress=on_progress)
+                self._after(report)
+                return report
+
+            on_report(sync())
+            watch_folders(paths, sync, on_report, interval_s=self.settings.ingest.watch_interval_s)
+
+    def _after(self, report: IngestReport) -> None:
+        if report.ingested or report.removed:
+            self.store.optimize()  # fold the new rows into the BM25 and vector indexes
 
     def search(
         self,
@@ -137,20 +179,16 @@ class Engine:
         return self.manifest.all()
 
     def remove(self, id_or_path: str) -> list[Entry]:
-        """Forget a source: its manifest rows and every chunk no other path still uses."""
+        """Forget a source and the sources inside it: their manifest rows and every chunk no
+        other path still uses."""
         entries = self.manifest.find(id_or_path)
         if not entries:
             raise SourceNotFoundError(f"no indexed source matches {id_or_path!r}")
+        removed: list[Entry] = []
         for entry in entries:
-            self.manifest.remove(entry.path)
-            stale = [
-                sid
-                for sid in {entry.source_id, entry.previous_source_id}
-                if sid and not self.manifest.by_source_id(sid)
-            ]
-            if stale:
-                self.store.delete_sources(stale)
-        return entries
+            if self.manifest.get(entry.path) is not None:  # not gone with its parent already
+                removed += remove_source(self.manifest, self.store, entry)
+        return removed
 
     def close(self) -> None:
         """Release the index, the manifest and worker threads (models are freed with the engine)."""

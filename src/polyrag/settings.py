@@ -123,6 +123,25 @@ class EvalSettings(_Section):
 
 class IngestSettings(_Section):
     max_file_mb: float = Field(512, gt=0, description="Larger files are refused.")
+    workers: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="Processes that parse and chunk files while the main process embeds "
+        "(1 was fastest on 2 cores: embedding uses every core).",
+    )
+    parse_timeout_s: float = Field(
+        600, gt=0, description="A file whose parsing takes longer fails; its worker is replaced."
+    )
+    parse_memory_mb: int = Field(
+        3072,
+        ge=256,
+        description="Address space a parse worker may reserve (RLIMIT_AS); a file that needs "
+        "more fails and its worker is replaced.",
+    )
+    watch_interval_s: float = Field(
+        1.0, gt=0, description="How often `ingest --watch` looks for changed files."
+    )
 
 
 class OcrSettings(_Section):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -15,6 +16,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from polyrag.answer.citations import is_refusal
 from polyrag.cli.common import HomeOption, JsonOption, engine_for, err, out, print_json
 from polyrag.cli.evaluate import eval_app
+from polyrag.ingest.manifest import Entry
+from polyrag.ingest.pipeline import IngestReport
 from polyrag.ingest.pipeline import Progress as IngestProgress
 from polyrag.types import Answer
 
@@ -29,28 +32,81 @@ app.add_typer(sources_app, name="sources")
 app.add_typer(eval_app, name="eval")
 
 
+PasswordOption = Annotated[
+    str | None,
+    typer.Option("--password", help="Opens password-protected files (PDF, Office, ZIP)."),
+]
+
+
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files and folders (recursive).")],
+    paths: Annotated[list[str], typer.Argument(help="Files, folders (recursive) and URLs.")],
+    password: PasswordOption = None,
+    watch: Annotated[
+        bool,
+        typer.Option("--watch", help="Keep syncing the folders as files change, until Ctrl-C."),
+    ] = False,
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Index files and folders. Exit 1 when any file failed."""
+    """Index files, folders and web pages. Exit 1 when any failed, 130 on Ctrl-C.
+
+    Unchanged sources are skipped; an interrupted run is finished by the next one."""
     with engine_for(home) as engine:
-        show_bar = not as_json and err.is_terminal
-        with _progress(show_bar) as on_progress:
-            report = engine.ingest(paths, on_progress=on_progress)
-    if as_json:
-        print_json(report.to_dict())
-    else:
-        for item in report.failed:
-            err.print(f"failed: {item['path']}: {item['error']}", markup=False)
-        out.print(
-            f"ingested {len(report.ingested)}, unchanged {len(report.skipped)}, "
-            f"failed {len(report.failed)}",
-            markup=False,
-        )
+        if watch:
+            engine.watch(
+                paths,
+                on_report=lambda report: _print_report(report, as_json, lines=True),
+                on_progress=_progress_line(as_json),
+                password=password,
+            )
+            return
+        with _progress(not as_json and err.is_terminal) as on_progress:
+            report = engine.ingest(paths, on_progress=on_progress, password=password)
+    _print_report(report, as_json)
     raise typer.Exit(0 if report.ok else 1)
+
+
+@app.command()
+def sync(
+    paths: Annotated[list[str], typer.Argument(help="Folders (or files) to keep in step.")],
+    password: PasswordOption = None,
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Add new files, re-index changed ones and drop sources whose files are gone from these
+    folders. Exit 1 when any file failed, 130 on Ctrl-C."""
+    show_bar = not as_json and err.is_terminal
+    with engine_for(home) as engine, _progress(show_bar) as on_progress:
+        report = engine.sync(paths, on_progress=on_progress, password=password)
+    _print_report(report, as_json)
+    raise typer.Exit(0 if report.ok else 1)
+
+
+def _print_report(report: IngestReport, as_json: bool, *, lines: bool = False) -> None:
+    """The report: JSON (one line per sync when watching), or failures and a summary line."""
+    if as_json:
+        if lines:
+            sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+        else:
+            print_json(report.to_dict())
+        return
+    for item in report.failed:
+        err.print(f"failed: {item['path']}: {item['error']}", markup=False)
+    out.print(report.summary(), markup=False)
+
+
+def _progress_line(as_json: bool) -> Callable[[IngestProgress], None] | None:
+    """While watching: one line per source that changed, on stderr."""
+    if as_json:
+        return None
+
+    def show(step: IngestProgress) -> None:
+        if step.outcome != "skipped":
+            err.print(f"{step.outcome}: {step.path} ({step.detail})", markup=False)
+
+    return show
 
 
 @contextmanager
@@ -190,11 +246,27 @@ def sources_list(home: HomeOption = None, as_json: JsonOption = False) -> None:
         return
     if not entries:
         out.print("no sources yet: polyrag ingest PATH")
+    children: dict[str, list[Entry]] = {}
     for entry in entries:
+        if entry.parent is not None:
+            children.setdefault(entry.parent, []).append(entry)
+    known = {entry.path for entry in entries}
+
+    def show(entry: Entry, depth: int) -> None:
         status = "" if entry.status == "indexed" else f" [{entry.status}]"
+        inside = children.get(entry.path, [])
+        count = f"  ({len(inside)} files inside)" if inside else ""
+        name = entry.path if depth == 0 else "  " * depth + "└ " + entry.path.rsplit("#", 1)[-1]
         out.print(
-            f"{entry.source_id[:12]}  {entry.chunks:5d} chunks  {entry.path}{status}", markup=False
+            f"{entry.source_id[:12]}  {entry.chunks:5d} chunks  {name}{count}{status}",
+            markup=False,
         )
+        for child in inside:
+            show(child, depth + 1)
+
+    for entry in entries:
+        if entry.parent is None or entry.parent not in known:
+            show(entry, 0)
 
 
 @sources_app.command("remove")

@@ -1,23 +1,31 @@
-"""Expand the paths a user gave into the files to ingest."""
+"""Expand what a user gave to ingest into files and URLs."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from polyrag.ingest.fetch import is_url
 
 
 @dataclass(frozen=True)
 class Discovery:
     files: list[Path]
     missing: list[Path]  # paths that do not exist
+    urls: list[str] = field(default_factory=list)
 
 
 def discover(paths: Iterable[Path | str]) -> Discovery:
-    """Files as given, folders walked recursively (hidden files and folders skipped), sorted."""
+    """Files as given, folders walked recursively (hidden files and folders skipped), sorted;
+    URLs (`https://…`) as given, in order, once each."""
     files: dict[Path, None] = {}
+    urls: dict[str, None] = {}
     missing: list[Path] = []
     for raw in paths:
+        if isinstance(raw, str) and is_url(raw):
+            urls[raw.strip()] = None
+            continue
         path = Path(raw).expanduser()
         if path.is_file():
             files[path.resolve()] = None
@@ -30,4 +38,4 @@ def discover(paths: Iterable[Path | str]) -> Discovery:
                     files[child.resolve()] = None
         else:
             missing.append(path)
-    return Discovery(files=list(files), missing=missing)
+    return Discovery(files=list(files), missing=missing, urls=list(urls))

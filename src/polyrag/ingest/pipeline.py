@@ -1,32 +1,42 @@
-"""Files → parsed, chunked, embedded and stored sources, one atomic replace per file.
+"""Sources → parsed, chunked, embedded and stored; one atomic replace per source and its children.
 
-For each file: read and hash it; skip it when the manifest already holds this content from the
-current parser; otherwise parse and chunk it (the next file is parsed while this one embeds),
-embed only chunk texts not already in the store, then swap the new chunks in for the file's
-previous version in one store commit. The manifest marks the file `indexing` before that commit
-and `indexed` after it, so an interrupted run is noticed and redone.
+Worker processes (`ParsePool`) read each source, skip it when the manifest already holds its
+content from the current parser and chunker, else parse and chunk it. Files carried inside a
+source (e-mail attachments, archive members) come back as attachments and are parsed as child
+sources at `<parent path>#<name>`, up to `parse.limits.max_archive_depth` levels deep. When a
+source and all its children are parsed, a committer thread embeds the chunk texts not already
+in the store and swaps the family in for its previous version: the manifest marks the rows
+`indexing` (one transaction), the store commits every chunk of the family at once, and the
+manifest marks them `indexed` and drops children that are gone (one transaction). A run that
+stops in between leaves the parent `indexing`, and the next run redoes it.
+
+While the committer embeds, the workers parse the next sources, so the embedder never waits
+for a parser. On Ctrl-C the family being committed either commits or not; the workers stop.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+import queue
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from polyrag.chunk.chunker import Chunker
-from polyrag.errors import IngestError, PolyragError
+from polyrag.errors import PolyragError
 from polyrag.index.embed.base import Embedder
 from polyrag.index.store.base import Store
 from polyrag.ingest.discover import discover
-from polyrag.ingest.manifest import INDEXED, Entry, Manifest
-from polyrag.parse.base import Document
-from polyrag.parse.router import ParserRouter
-from polyrag.settings import IngestSettings
-from polyrag.types import Chunk, Source
+from polyrag.ingest.manifest import INDEXED, INDEXING, Entry, Manifest
+from polyrag.ingest.sync import remove_source, shielded, vanished
+from polyrag.ingest.workers import Known, ParseJob, ParsePool, ParseResult
+from polyrag.settings import Settings
+from polyrag.types import Chunk
+
+EMBED_SLICE = 64  # texts embedded between checks for Ctrl-C
+_POLL_S = 0.1
 
 
 @dataclass
@@ -34,6 +44,7 @@ class IngestReport:
     ingested: list[dict[str, object]] = field(default_factory=list)
     skipped: list[dict[str, object]] = field(default_factory=list)
     failed: list[dict[str, object]] = field(default_factory=list)
+    removed: list[dict[str, object]] = field(default_factory=list)
     pages: int = 0
 
     @property
@@ -41,12 +52,23 @@ class IngestReport:
         return not self.failed
 
     def to_dict(self) -> dict[str, object]:
-        return {"ingested": self.ingested, "skipped": self.skipped, "failed": self.failed}
+        return {
+            "ingested": self.ingested,
+            "skipped": self.skipped,
+            "failed": self.failed,
+            "removed": self.removed,
+        }
+
+    def summary(self) -> str:
+        return (
+            f"ingested {len(self.ingested)}, unchanged {len(self.skipped)}, "
+            f"failed {len(self.failed)}, removed {len(self.removed)}"
+        )
 
 
 @dataclass(frozen=True)
 class Progress:
-    """What a progress display needs after each file."""
+    """What a progress display needs after each source given (children count with it)."""
 
     done: int
     total: int
@@ -56,14 +78,46 @@ class Progress:
 
 
 @dataclass(frozen=True)
-class _Prepared:
-    """A file read, hashed and (unless skipped) parsed and chunked."""
+class _Item:
+    """A source the user gave: a file or a URL."""
 
     path: str
-    entry: Entry | None = None  # the manifest row to write; None when skipped or failed
-    chunks: tuple[Chunk, ...] = ()
-    skipped_reason: str | None = None
-    error: str | None = None
+    name: str
+    file: str | None = None
+    url: str | None = None
+
+
+@dataclass
+class _Family:
+    """A source given by the user and every source carried inside it."""
+
+    root: str
+    waiting: int = 0
+    parsed: list[tuple[str, str | None, ParseResult]] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    root_error: str | None = None
+
+
+@dataclass(frozen=True)
+class _Job:
+    family: _Family
+    path: str
+    parent: str | None
+    depth: int
+
+
+@dataclass
+class _Outcome:
+    """What committing a family did, for the report and the progress display."""
+
+    root: str
+    outcome: str
+    detail: str
+    ingested: list[dict[str, object]] = field(default_factory=list)
+    failed: list[dict[str, object]] = field(default_factory=list)
+    pages: int = 0
+    crash: BaseException | None = None
 
 
 def text_hash(text: str) -> str:
@@ -71,165 +125,372 @@ def text_hash(text: str) -> str:
 
 
 class Ingestor:
+    """Ingests and syncs sources; owns the parse workers until `close()`."""
+
     def __init__(
         self,
-        router: ParserRouter,
-        chunker: Chunker,
+        pool: ParsePool,
         embedder: Embedder,
         store: Store,
         manifest: Manifest,
-        settings: IngestSettings,
+        settings: Settings,
     ) -> None:
-        self._router = router
-        self._chunker = chunker
+        self._pool = pool
         self._embedder = embedder
         self._store = store
         self._manifest = manifest
         self._settings = settings
+        self._job_ids = 0
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def __enter__(self) -> Ingestor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def ingest(
-        self, paths: Iterable[Path | str], on_progress: Callable[[Progress], None] | None = None
+        self,
+        paths: Iterable[Path | str],
+        *,
+        password: str | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
     ) -> IngestReport:
+        """Index files, folders (recursively) and URLs; unchanged sources are skipped."""
         found = discover(paths)
         report = IngestReport()
         for missing in found.missing:
             report.failed.append({"path": str(missing), "error": "no such file or folder"})
-        total = len(found.files)
-        for done, prepared in enumerate(self._prepare_ahead(found.files), start=1):
-            outcome, detail = self._finish(prepared, report)
-            if on_progress:
-                on_progress(Progress(done, total, prepared.path, outcome, detail))
+        items = [_Item(str(file), file.name, file=str(file)) for file in found.files]
+        items += [_Item(url, "", url=url) for url in found.urls]
+        self._run(items, password, on_progress, report)
         return report
 
-    def _prepare_ahead(self, files: list[Path]) -> Iterator[_Prepared]:
-        """Prepare file i+1 on a worker thread while the caller embeds file i."""
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="polyrag-parse") as pool:
-            pending: Future[_Prepared] | None = None
-            for path in files:
-                upcoming = pool.submit(self._prepare, path)
-                if pending is not None:
-                    yield pending.result()
-                pending = upcoming
-            if pending is not None:
-                yield pending.result()
-
-    def _prepare(self, file: Path) -> _Prepared:
-        path = str(file)
-        try:
-            size = file.stat().st_size
-            if size > self._settings.max_file_mb * 1024 * 1024:
-                raise IngestError(
-                    f"file is {size / 2**20:.0f} MB, over the {self._settings.max_file_mb:g} MB "
-                    "limit (ingest.max_file_mb)"
-                )
-            data = file.read_bytes()
-        except OSError as error:
-            return _Prepared(path, error=f"cannot read: {error.strerror or error}")
-        except PolyragError as error:
-            return _Prepared(path, error=error.one_line())
-        sha = hashlib.sha256(data).hexdigest()
-        source_id = sha[:20]
-        previous = self._manifest.get(path)
-        if (
-            previous
-            and previous.sha256 == sha
-            and previous.status == INDEXED
-            and previous.parser_version == self._version(previous.media_type)
-        ):
-            return _Prepared(path, skipped_reason="unchanged")
-        try:
-            document = self._router.parse(data, name=file.name)
-        except PolyragError as error:  # ParseError and its kin: one line naming the reason
-            return _Prepared(path, error=error.one_line())
-        version = self._version(document.media_type)
-        return self._chunked(path, file, data, sha, source_id, document, version, previous)
-
-    def _version(self, media_type: str) -> str:
-        """The parser's and the chunker's versions: when either changes, files are redone."""
-        try:
-            parser = self._router.parser_version(media_type)
-        except PolyragError:  # a format no parser reads any more
-            return ""
-        return f"{parser}+{self._chunker.version}"
-
-    def _chunked(
+    def sync(
         self,
-        path: str,
-        file: Path,
-        data: bytes,
-        sha: str,
-        source_id: str,
-        document: Document,
-        version: str,
-        previous: Entry | None,
-    ) -> _Prepared:
-        source = Source(source_id, path, sha, len(data), document.media_type)
-        chunks = self._chunker.chunk(source, document.blocks)
-        if not chunks:
-            return _Prepared(path, error="no text found")
-        replaced = previous.previous_source_id if previous else None
-        if previous and previous.source_id != source_id:
-            replaced = previous.source_id
-        entry = Entry(
-            path=path,
-            source_id=source_id,
-            sha256=sha,
-            size=len(data),
-            media_type=document.media_type,
-            parser_version=version,
-            chunks=len(chunks),
-            pages=document.pages,
-            status="indexing",
-            previous_source_id=replaced,
-            error=None,
-            updated_at=0.0,
-        )
-        return _Prepared(path, entry=entry, chunks=tuple(chunks))
+        paths: Sequence[Path | str],
+        *,
+        password: str | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
+    ) -> IngestReport:
+        """Ingest `paths`, then drop the sources under them whose files are gone."""
+        report = self.ingest(paths, password=password, on_progress=on_progress)
+        for entry in vanished(self._manifest, paths):
+            with shielded():
+                rows = remove_source(self._manifest, self._store, entry)
+            report.removed += [{"source_id": row.source_id, "path": row.path} for row in rows]
+        return report
 
-    def _finish(self, prepared: _Prepared, report: IngestReport) -> tuple[str, str]:
-        path = prepared.path
-        if prepared.skipped_reason:
-            report.skipped.append({"path": path, "reason": prepared.skipped_reason})
-            return "skipped", prepared.skipped_reason
-        if prepared.error or prepared.entry is None:
-            error = prepared.error or "not prepared"
-            report.failed.append({"path": path, "error": error})
-            if self._manifest.get(path):
-                self._manifest.note_error(path, error)
-            return "failed", error
-        entry = prepared.entry
+    # -- the main thread: schedule parse jobs, settle finished families -----------------------
+
+    def _run(
+        self,
+        items: list[_Item],
+        password: str | None,
+        on_progress: Callable[[Progress], None] | None,
+        report: IngestReport,
+    ) -> None:
+        jobs: dict[int, _Job] = {}
+        in_flight = 0
+        done = 0
+        committer = _Committer(self._commit)
+        committer.start()
         try:
-            vectors = self._vectors(prepared.chunks)
-            replaces = [
-                sid
-                for sid in (entry.previous_source_id, entry.source_id)
-                if sid and not self._manifest.source_in_use(sid, besides=path)
-            ]
-            self._manifest.begin(entry)
-            self._store.replace(prepared.chunks, vectors, replaces=replaces)
-            self._manifest.finish(path, len(prepared.chunks))
-        except PolyragError as error:
-            report.failed.append({"path": path, "error": error.one_line()})
-            return "failed", error.one_line()
-        report.pages += entry.pages
-        report.ingested.append(
-            {"source_id": entry.source_id, "path": path, "chunks": len(prepared.chunks)}
-        )
-        return "ingested", f"{len(prepared.chunks)} chunks"
+            upcoming = iter(items)
+            exhausted = not items
+            while not exhausted or in_flight or committer.pending:
+                while not exhausted and in_flight < self._pool.size + 2 and committer.pending < 2:
+                    item = next(upcoming, None)
+                    if item is None:
+                        exhausted = True
+                        break
+                    self._submit(jobs, _Family(item.path), item, password)
+                    in_flight += 1
+                outcomes: list[_Outcome] = []
+                if in_flight:
+                    for result in self._pool.results(timeout=_POLL_S):
+                        family = self._settle(jobs, result, password)
+                        if family is None:
+                            continue
+                        in_flight -= 1
+                        outcome = self._without_commit(family)
+                        if outcome is None:
+                            committer.put(family)
+                        else:
+                            outcomes.append(outcome)
+                    outcomes += committer.finished(wait=0)
+                else:
+                    outcomes += committer.finished(wait=_POLL_S)
+                for outcome in outcomes:
+                    if outcome.crash is not None:
+                        raise outcome.crash
+                    done += 1
+                    _record(outcome, report)
+                    if on_progress:
+                        on_progress(
+                            Progress(
+                                done, len(items), outcome.root, outcome.outcome, outcome.detail
+                            )
+                        )
+        finally:
+            committer.stop()
+            if committer.pending or in_flight:  # interrupted: abandon the parse jobs too
+                self._pool.close()
 
-    def _vectors(self, chunks: tuple[Chunk, ...]) -> np.ndarray:
+    def _submit(
+        self, jobs: dict[int, _Job], family: _Family, item: _Item, password: str | None
+    ) -> None:
+        self._job_ids += 1
+        job = ParseJob(
+            self._job_ids,
+            item.path,
+            item.name,
+            file=item.file,
+            url=item.url,
+            known=self._known(item.path),
+            password=password,
+        )
+        jobs[job.job_id] = _Job(family, item.path, None, 0)
+        family.waiting += 1
+        self._pool.submit(job)
+
+    def _known(self, path: str) -> Known | None:
+        entry = self._manifest.get(path)
+        if entry is None or entry.status != INDEXED:
+            return None
+        return Known(entry.sha256, entry.media_type, entry.parser_version)
+
+    def _settle(
+        self, jobs: dict[int, _Job], result: ParseResult, password: str | None
+    ) -> _Family | None:
+        """Book a parse result; returns its family once nothing of it is left to parse."""
+        job = jobs.pop(result.job_id)
+        family = job.family
+        family.waiting -= 1
+        if result.error:
+            family.failures.append((job.path, result.error))
+            if job.parent is None:
+                family.root_error = result.error
+        elif result.unchanged:
+            family.unchanged.append(job.path)
+        else:
+            family.parsed.append((job.path, job.parent, result))
+            self._submit_children(jobs, job, result, password)
+        return family if family.waiting == 0 else None
+
+    def _submit_children(
+        self, jobs: dict[int, _Job], job: _Job, result: ParseResult, password: str | None
+    ) -> None:
+        family = job.family
+        max_depth = self._settings.parse.limits.max_archive_depth
+        taken: set[str] = set()
+        for attachment in result.attachments:
+            path = _unique(f"{job.path}#{attachment.name}", taken)
+            if job.depth + 1 > max_depth:
+                family.failures.append(
+                    (
+                        path,
+                        f"nested more than {max_depth} levels deep "
+                        "(parse.limits.max_archive_depth)",
+                    )
+                )
+                continue
+            self._job_ids += 1
+            child = ParseJob(
+                self._job_ids,
+                path,
+                Path(attachment.name).name or attachment.name,
+                data=attachment.data,
+                known=self._known(path),
+                password=password,
+            )
+            jobs[child.job_id] = _Job(family, path, job.path, job.depth + 1)
+            family.waiting += 1
+            self._pool.submit(child, first=True)
+
+    def _without_commit(self, family: _Family) -> _Outcome | None:
+        """The outcome of a family that needs no commit (skipped or failed), else None."""
+        root = family.root
+        if family.root_error is not None:
+            if self._manifest.get(root):
+                self._manifest.note_error(root, family.root_error)
+            failed: list[dict[str, object]] = [
+                {"path": path, "error": error} for path, error in family.failures
+            ]
+            return _Outcome(root, "failed", family.root_error, failed=failed)
+        if root in family.unchanged:
+            return _Outcome(root, "skipped", "unchanged")
+        has_chunks = any(result.chunks for _path, _parent, result in family.parsed)
+        if not has_chunks and not family.unchanged:
+            error = "no text found in it or in the files inside it"
+            failed = [{"path": root, "error": error}]
+            failed += [{"path": path, "error": why} for path, why in family.failures]
+            return _Outcome(root, "failed", error, failed=failed)
+        return None
+
+    # -- the committer thread: embed and swap a family in -------------------------------------
+
+    def _commit(self, family: _Family, stopping: threading.Event) -> _Outcome | None:
+        """Embed and store one family; None when stopped before anything was written."""
+        root = family.root
+        old = {
+            row.path: row
+            for row in [self._manifest.get(root), *self._manifest.children(root)]
+            if row is not None
+        }
+        kept = {
+            path
+            for path in old
+            if any(path == same or path.startswith(same + "#") for same in family.unchanged)
+        }
+        chunks = [chunk for _p, _parent, result in family.parsed for chunk in result.chunks]
+        vectors = self._vectors(chunks, stopping)
+        if vectors is None:
+            return None
+        entries = [
+            _entry(path, parent, result, old.get(path)) for path, parent, result in family.parsed
+        ]
+        new_paths = {entry.path for entry in entries}
+        family_paths = sorted(set(old) | new_paths)
+        kept_ids = {old[path].source_id for path in kept}
+        candidates = {entry.source_id for entry in entries}
+        for path, row in old.items():
+            if path not in kept:
+                candidates |= {row.source_id, row.previous_source_id or ""}
+        replaces = sorted(
+            sid
+            for sid in candidates - kept_ids - {""}
+            if not self._manifest.source_in_use(sid, besides=family_paths)
+        )
+        gone = [path for path in old if path not in kept and path not in new_paths]
+        try:
+            with self._manifest.transaction():
+                for entry in entries:
+                    self._manifest.begin(entry)
+            self._store.replace(chunks, vectors, replaces=replaces)
+            with self._manifest.transaction():
+                for entry in entries:
+                    self._manifest.finish(entry.path, entry.chunks)
+                for path in gone:
+                    self._manifest.remove(path)
+        except PolyragError as error:
+            return _Outcome(
+                root, "failed", error.one_line(), failed=[{"path": root, "error": error.one_line()}]
+            )
+        ingested: list[dict[str, object]] = [
+            {"source_id": e.source_id, "path": e.path, "chunks": e.chunks}
+            | ({"parent": e.parent} if e.parent else {})
+            for e in entries
+        ]
+        failed: list[dict[str, object]] = [
+            {"path": path, "error": error} for path, error in family.failures
+        ]
+        inside = len(entries) - 1 + len(kept)
+        detail = f"{len(chunks)} chunks" + (f", {inside} files inside" if inside else "")
+        pages = sum(entry.pages for entry in entries)
+        return _Outcome(root, "ingested", detail, ingested, failed, pages)
+
+    def _vectors(self, chunks: list[Chunk], stopping: threading.Event) -> np.ndarray | None:
         """Embeddings for the chunks, reusing stored vectors of identical texts."""
-        texts = [embedding_text(chunk) for chunk in chunks]
         hashes = [text_hash(chunk.text) for chunk in chunks]
-        known = self._store.vectors_for(sorted(set(hashes)))
+        known = self._store.vectors_for(sorted(set(hashes))) if chunks else {}
         out = np.empty((len(chunks), self._embedder.dim), dtype=np.float32)
         todo = [i for i, h in enumerate(hashes) if h not in known]
         for i, h in enumerate(hashes):
             if h in known:
                 out[i] = known[h]
-        if todo:
-            out[todo] = self._embedder.embed([texts[i] for i in todo])
+        for start in range(0, len(todo), EMBED_SLICE):
+            if stopping.is_set():
+                return None
+            part = todo[start : start + EMBED_SLICE]
+            out[part] = self._embedder.embed([embedding_text(chunks[i]) for i in part])
         return out
+
+
+class _Committer(threading.Thread):
+    """Commits families one after another, beside the main thread's scheduling."""
+
+    def __init__(self, commit: Callable[[_Family, threading.Event], _Outcome | None]) -> None:
+        super().__init__(name="polyrag-commit", daemon=True)
+        self._commit = commit
+        self._inbox: queue.Queue[_Family | None] = queue.Queue()
+        self._outbox: queue.Queue[_Outcome] = queue.Queue()
+        self._stopping = threading.Event()
+        self.pending = 0  # families put and not yet returned (main thread only)
+
+    def put(self, family: _Family) -> None:
+        self.pending += 1
+        self._inbox.put(family)
+
+    def finished(self, wait: float) -> list[_Outcome]:
+        out: list[_Outcome] = []
+        try:
+            out.append(self._outbox.get(timeout=wait) if wait else self._outbox.get_nowait())
+            while True:
+                out.append(self._outbox.get_nowait())
+        except queue.Empty:
+            pass
+        self.pending -= len(out)
+        return out
+
+    def stop(self) -> None:
+        """Finish the family being committed (or abandon it while it embeds), then end."""
+        if self.pending:
+            self._stopping.set()
+        self._inbox.put(None)
+        self.join()
+
+    def run(self) -> None:
+        while (family := self._inbox.get()) is not None:
+            if self._stopping.is_set():
+                continue
+            try:
+                outcome = self._commit(family, self._stopping)
+            except BaseException as error:  # handed to the main thread, which raises it
+                outcome = _Outcome(family.root, "failed", str(error), crash=error)
+            if outcome is not None:
+                self._outbox.put(outcome)
+
+
+def _entry(path: str, parent: str | None, result: ParseResult, old: Entry | None) -> Entry:
+    previous = old.previous_source_id if old else None
+    if old and old.source_id != result.source_id:
+        previous = old.source_id
+    return Entry(
+        path=path,
+        source_id=result.source_id,
+        sha256=result.sha256,
+        size=result.size,
+        media_type=result.media_type,
+        parser_version=result.version,
+        chunks=len(result.chunks),
+        pages=result.pages,
+        status=INDEXING,
+        previous_source_id=previous,
+        error=None,
+        updated_at=0.0,
+        parent=parent,
+    )
+
+
+def _record(outcome: _Outcome, report: IngestReport) -> None:
+    if outcome.outcome == "skipped":
+        report.skipped.append({"path": outcome.root, "reason": outcome.detail})
+    report.ingested += outcome.ingested
+    report.failed += outcome.failed
+    report.pages += outcome.pages
+
+
+def _unique(path: str, taken: set[str]) -> str:
+    """`path`, or `path~2`, `path~3`… when a sibling already has that name."""
+    candidate, n = path, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{path}~{n}"
+    taken.add(candidate)
+    return candidate
 
 
 def embedding_text(chunk: Chunk) -> str:

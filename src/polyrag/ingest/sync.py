@@ -1,0 +1,67 @@
+"""Keeping the index in step with folders: which sources vanished, and removing a source.
+
+A source is removed with every source carried inside it (attachments, archive members): the
+store drops the chunks no other path still uses, then the manifest drops the rows, in one
+transaction. A run stopped in between leaves rows whose chunks are gone; the next sync or
+`sources remove` removes them again.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+
+from polyrag.index.store.base import Store
+from polyrag.ingest.manifest import Entry, Manifest
+
+
+def vanished(manifest: Manifest, paths: Sequence[Path | str]) -> list[Entry]:
+    """Sources given as files at or under `paths` whose files no longer exist."""
+    found: dict[str, Entry] = {}
+    for raw in paths:
+        base = Path(raw).expanduser().resolve()
+        candidates = manifest.top_level_under(str(base))
+        exact = manifest.get(str(base))
+        if exact is not None and exact.parent is None:
+            candidates.append(exact)
+        for entry in candidates:
+            if not Path(entry.path).exists():
+                found[entry.path] = entry
+    return [found[path] for path in sorted(found)]
+
+
+def remove_source(manifest: Manifest, store: Store, entry: Entry) -> list[Entry]:
+    """Remove a source and the sources inside it; returns every row removed."""
+    rows = [entry, *manifest.children(entry.path)]
+    paths = [row.path for row in rows]
+    ids = {sid for row in rows for sid in (row.source_id, row.previous_source_id) if sid}
+    stale = sorted(sid for sid in ids if not manifest.source_in_use(sid, besides=paths))
+    store.delete_sources(stale)
+    with manifest.transaction():
+        for path in paths:
+            manifest.remove(path)
+    return rows
+
+
+@contextmanager
+def shielded() -> Iterator[None]:
+    """Hold back Ctrl-C until the block is done (in the main thread; elsewhere a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def note(signum: int, _frame: FrameType | None) -> None:
+        caught.append(signum)
+
+    previous = signal.signal(signal.SIGINT, note)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            raise KeyboardInterrupt
