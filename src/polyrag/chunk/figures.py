@@ -22,7 +22,8 @@ class TableText:
     """A Markdown table read back into its caption, header names and data rows."""
 
     caption: str
-    header: tuple[str, ...]
+    header: tuple[str, ...]  # a name for every column ("Column 3" where the cell is empty)
+    labels: tuple[str, ...]  # the header cells that are not empty
     rows: tuple[tuple[str, ...], ...]
     markdown: str  # the pipe lines only (header, separator, body)
 
@@ -43,7 +44,8 @@ def read_table(text: str) -> TableText | None:
     names = _header_names(header)
     width = len(names)
     rows = tuple(tuple(row[:width]) + ("",) * (width - len(row)) for row in body if any(row))
-    return TableText(caption, tuple(names), rows, "\n".join(pipes))
+    labels = tuple(cell for cell in header if cell)
+    return TableText(caption, tuple(names), labels, rows, "\n".join(pipes))
 
 
 def _cells(line: str) -> list[str]:
@@ -69,8 +71,7 @@ def table_summary(table: TableText | None) -> str:
         return ""
     if table.caption:
         return _shorten(table.caption)
-    named = [name for name in table.header if not name.startswith("Column ")]
-    return _shorten(", ".join(named))
+    return _shorten(", ".join(table.labels))
 
 
 def row_sentences(table: TableText) -> list[tuple[int, str]]:

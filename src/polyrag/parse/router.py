@@ -22,6 +22,7 @@ from polyrag.parse.legacy import LegacyOfficeParser
 from polyrag.parse.opendocument import OpenDocumentParser
 from polyrag.parse.outlook import OutlookParser
 from polyrag.parse.pdf import PdfParser
+from polyrag.parse.pictures import picture_ocr
 from polyrag.parse.plain import PlainTextParser
 from polyrag.parse.protected import decrypt_office, is_encrypted_office
 from polyrag.parse.rtf import RtfParser
@@ -42,10 +43,11 @@ _ENTITY_BOMB = re.compile(r"amplification|entity reference loop", re.IGNORECASE)
 def default_parsers(settings: ParseSettings | None = None) -> tuple[Parser, ...]:
     """Every parser polyrag ships, configured from `settings` (OCR, vision, limits)."""
     settings = settings or ParseSettings()
+    pictures = picture_ocr(settings)  # reads the text of pictures inside Word and PowerPoint
     return (
         PdfParser(),
-        WordParser(settings.limits),
-        SlidesParser(settings.limits),
+        WordParser(settings.limits, ocr=pictures),
+        SlidesParser(settings.limits, ocr=pictures),
         SpreadsheetParser(settings.limits),
         WebParser(),
         PlainTextParser(),

@@ -1,17 +1,19 @@
-"""PPTX → Blocks with python-pptx: per slide its title, shape texts, tables, charts and notes."""
+"""PPTX → Blocks with python-pptx: per slide its title, shape texts, tables, charts, pictures
+(their text read by OCR) and notes. A deck's layout is "slides": one chunk per slide."""
 
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Iterable, Iterator
 
 from lxml import etree
 from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.shapes.base import BaseShape
+from pptx.shapes.picture import Picture
 
 from polyrag.parse.base import Document
+from polyrag.parse.pictures import ImageText, PictureReader, alt_text, picture_text
 from polyrag.parse.safety import check_zip
 from polyrag.parse.tables import clean_cell, markdown_table
 from polyrag.settings import LimitsSettings
@@ -25,7 +27,6 @@ _LABELS = {
     PP_PLACEHOLDER.DATE: "Date: ",
 }
 _SKIPPED = {PP_PLACEHOLDER.SLIDE_NUMBER}
-_FILE_NAME = re.compile(r"^[\w\- .]+\.(png|jpe?g|gif|bmp|emf|wmf|svg|tiff?|webp)$", re.IGNORECASE)
 _CHART_NS = {
     "c": "http://schemas.openxmlformats.org/drawingml/2006/chart",
     "a": "http://schemas.openxmlformats.org/drawingml/2006/main",
@@ -41,15 +42,19 @@ class SlidesParser:
     """PowerPoint presentations (.pptx, .pptm, .ppsx)."""
 
     media_types = frozenset({"pptx"})
-    version = "1"
+    version = "2"
 
-    def __init__(self, limits: LimitsSettings | None = None) -> None:
+    def __init__(
+        self, limits: LimitsSettings | None = None, *, ocr: ImageText | None = None
+    ) -> None:
         self._limits = limits or LimitsSettings()
+        self._ocr = ocr  # reads the text of pictures; None: only their descriptions are kept
 
     def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
         check_zip(data, self._limits, office=True)
         presentation = Presentation(io.BytesIO(data))
         blocks: list[Block] = []
+        pictures = PictureReader(self._ocr)
         first_title: str | None = None
         count = 0
         for number, slide in enumerate(presentation.slides, start=1):
@@ -61,13 +66,20 @@ class SlidesParser:
             title = " ".join(title.split())
             first_title = first_title or title or None
             blocks.append(Block(BlockKind.HEADING, title or f"Slide {number}", where, level=1))
-            for kind, text in _shape_blocks(slide.shapes, title_shape):
+            for kind, text in _shape_blocks(slide.shapes, title_shape, pictures):
                 blocks.append(Block(kind, text, where))
             notes = _notes(slide)
             if notes:
                 blocks.append(Block(BlockKind.TEXT, "Speaker notes: " + notes, where))
         deck_title = (presentation.core_properties.title or "").strip() or first_title
-        return Document(media_type="pptx", blocks=tuple(blocks), pages=count, title=deck_title)
+        return Document(
+            media_type="pptx",
+            blocks=tuple(blocks),
+            pages=count,
+            title=deck_title,
+            warnings=tuple(pictures.warnings),
+            layout="slides",
+        )
 
 
 def _title_shape(shapes: Iterable[BaseShape]) -> BaseShape | None:
@@ -78,14 +90,14 @@ def _title_shape(shapes: Iterable[BaseShape]) -> BaseShape | None:
 
 
 def _shape_blocks(
-    shapes: Iterable[BaseShape], title_shape: BaseShape | None
+    shapes: Iterable[BaseShape], title_shape: BaseShape | None, pictures: PictureReader
 ) -> Iterator[tuple[BlockKind, str]]:
     title_id = title_shape.shape_id if title_shape is not None else None
     for shape in shapes:
         if title_id is not None and shape.shape_id == title_id:
             continue
         if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
-            yield from _shape_blocks(shape.shapes, None)  # type: ignore[attr-defined]
+            yield from _shape_blocks(shape.shapes, None, pictures)  # type: ignore[attr-defined]
         elif getattr(shape, "has_table", False):
             rows = [[cell.text for cell in row.cells] for row in shape.table.rows]  # type: ignore[attr-defined]
             if any(clean_cell(cell) for row in rows for cell in row):
@@ -101,9 +113,12 @@ def _shape_blocks(
             text = _shape_text(shape, bulleted=kind in _BULLETED)
             if text:
                 yield BlockKind.TEXT, _LABELS.get(kind, "") + text if kind else text
-        elif shape.shape_type == MSO_SHAPE_TYPE.PICTURE:
+        elif isinstance(shape, Picture) or shape.shape_type == MSO_SHAPE_TYPE.PICTURE:
             description = _alt_text(shape)
-            if description:
+            text = pictures.text(_image(shape))
+            if text:
+                yield BlockKind.PICTURE, picture_text(description, text)
+            elif description:
                 yield BlockKind.TEXT, "Picture: " + description
 
 
@@ -169,10 +184,14 @@ def _placeholder_type(shape: BaseShape) -> PP_PLACEHOLDER | None:
 
 def _alt_text(shape: BaseShape) -> str:
     properties = shape._element.xpath("./*[1]/p:cNvPr")  # the shape's non-visual properties
-    if not properties:
-        return ""
-    text = " ".join((properties[0].get("descr") or "").split())
-    return "" if _FILE_NAME.match(text) else text  # a default description is just the file name
+    return alt_text(properties[0].get("descr")) if properties else ""
+
+
+def _image(shape: BaseShape) -> bytes:
+    try:
+        return bytes(shape.image.blob)  # type: ignore[attr-defined]
+    except (AttributeError, KeyError, ValueError):
+        return b""  # a linked (external) picture, or a broken reference
 
 
 def _number(text: str) -> str:

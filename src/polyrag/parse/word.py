@@ -1,4 +1,5 @@
-"""DOCX → Blocks with python-docx: headings, paragraphs, list items and tables in body order."""
+"""DOCX → Blocks with python-docx: headings, paragraphs, list items, tables and pictures (their
+text read by OCR) in body order."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from dataclasses import dataclass, field
 
 import docx
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
+from docx.opc.part import Part
 from lxml import etree
 
 from polyrag.parse.base import Document
+from polyrag.parse.pictures import ImageText, PictureReader, alt_text, picture_text
 from polyrag.parse.safety import check_zip
 from polyrag.parse.tables import clean_cell, markdown_table
 from polyrag.settings import LimitsSettings
@@ -32,6 +35,13 @@ _SKIPPED = {f"{{{_W}}}txbxContent", f"{{{_NS['mc']}}}Fallback", f"{{{_W}}}del", 
 _HEADING_NAME = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
 _LINE_SPACE = re.compile(r"[ \t\u00a0]+")
 _MAX_SPAN = 64  # columns a merged cell may claim; guards against absurd values
+_A = "http://schemas.openxmlformats.org/drawingml/2006/main"
+_R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_WP = "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"
+_V = "urn:schemas-microsoft-com:vml"
+_BLIP, _IMAGE_DATA, _DRAWING = f"{{{_A}}}blip", f"{{{_V}}}imagedata", f"{{{_W}}}drawing"
+_NOT_HERE = {f"{{{_W}}}txbxContent", f"{{{_NS['mc']}}}Fallback"}  # read elsewhere, or twice
+_DOC_PROPERTIES = f"{{{_WP}}}docPr"
 
 _text_boxes = etree.XPath(".//w:txbxContent[not(ancestor::mc:Fallback)]", namespaces=_NS)
 _style_id = etree.XPath("string(./w:pPr/w:pStyle/@w:val)", namespaces=_NS)
@@ -76,16 +86,20 @@ class WordParser:
     """Word documents (.docx, .docm, .dotx)."""
 
     media_types = frozenset({"docx"})
-    version = "1"
+    version = "2"
 
-    def __init__(self, limits: LimitsSettings | None = None) -> None:
+    def __init__(
+        self, limits: LimitsSettings | None = None, *, ocr: ImageText | None = None
+    ) -> None:
         self._limits = limits or LimitsSettings()
+        self._ocr = ocr  # reads the text of embedded pictures; None: pictures are skipped
 
     def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
         check_zip(data, self._limits, office=True)
         document = docx.Document(io.BytesIO(data))
         body = document.element.body
-        reader = _Reader(_styles(document, body), _numbering(document))
+        pictures = PictureReader(self._ocr)
+        reader = _Reader(_styles(document, body), _numbering(document), document.part, pictures)
         blocks = list(reader.blocks(body))
         headers, footers = _headers_and_footers(document)
         if headers:
@@ -93,13 +107,23 @@ class WordParser:
         if footers:
             blocks.append(Block(BlockKind.TEXT, "Page footer: " + " | ".join(footers)))
         title = (document.core_properties.title or "").strip() or None
-        return Document(media_type="docx", blocks=tuple(blocks), title=title)
+        return Document(
+            media_type="docx", blocks=tuple(blocks), title=title, warnings=tuple(pictures.warnings)
+        )
 
 
 class _Reader:
-    def __init__(self, styles: dict[str, _Style], numbering: _Numbering) -> None:
+    def __init__(
+        self,
+        styles: dict[str, _Style],
+        numbering: _Numbering,
+        part: Part | None = None,
+        pictures: PictureReader | None = None,
+    ) -> None:
         self.styles = styles
         self.numbering = numbering
+        self.part = part  # the document part, whose relationships hold the pictures
+        self.pictures = pictures
 
     def blocks(self, container: etree._Element) -> Iterator[Block]:
         for child in container:
@@ -125,8 +149,28 @@ class _Reader:
                 )
             else:
                 yield Block(BlockKind.TEXT, text)
+        yield from self._pictures(p)
         for box in _text_boxes(p):
             yield from self.blocks(box)
+
+    def _pictures(self, p: etree._Element) -> Iterator[Block]:
+        """The paragraph's pictures: their text as PICTURE blocks, or their description."""
+        for relationship, description in _picture_refs(p):
+            data = self._image(relationship)
+            text = self.pictures.text(data) if self.pictures is not None and data else ""
+            alt = alt_text(description)
+            if text:
+                yield Block(BlockKind.PICTURE, picture_text(alt, text))
+            elif alt:
+                yield Block(BlockKind.TEXT, "Picture: " + alt)
+
+    def _image(self, relationship: str) -> bytes:
+        if self.part is None:
+            return b""
+        try:
+            return bytes(self.part.related_parts[relationship].blob)
+        except (KeyError, AttributeError, ValueError):
+            return b""  # a linked (external) picture, or a broken reference
 
     def _table(self, table: etree._Element) -> Iterator[Block]:
         rows: list[list[str]] = []
@@ -142,6 +186,36 @@ class _Reader:
             yield Block(BlockKind.TEXT, "\n".join(cells))  # a one-column box used for layout
         elif cells:
             yield Block(BlockKind.TABLE, markdown_table(rows))
+
+
+def _picture_refs(p: etree._Element) -> Iterator[tuple[str, str]]:
+    """(relationship id, description) of the pictures in a paragraph, not in its text boxes."""
+    for element in p.iter(_BLIP, _IMAGE_DATA):
+        if _inside(element, p, _NOT_HERE):
+            continue
+        attribute = "embed" if element.tag == _BLIP else "id"
+        relationship = element.get(f"{{{_R}}}{attribute}") or ""
+        if relationship:
+            yield relationship, _description(element, p)
+
+
+def _inside(element: etree._Element, root: etree._Element, tags: set[str]) -> bool:
+    parent = element.getparent()
+    while parent is not None and parent is not root:
+        if parent.tag in tags:
+            return True
+        parent = parent.getparent()
+    return False
+
+
+def _description(element: etree._Element, root: etree._Element) -> str:
+    parent = element.getparent()
+    while parent is not None and parent is not root and parent.tag != _DRAWING:
+        parent = parent.getparent()
+    if parent is None or parent.tag != _DRAWING:
+        return ""
+    properties = next(parent.iter(_DOC_PROPERTIES), None)
+    return (properties.get("descr") or "") if properties is not None else ""
 
 
 def paragraph_text(p: etree._Element) -> str:
