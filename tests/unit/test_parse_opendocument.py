@@ -103,17 +103,20 @@ SHEET_BODY = """
     <table:table-cell><text:p>Cups</text:p></table:table-cell>
     <table:table-cell table:number-columns-repeated="16382"/>
   </table:table-row>
-  <table:table-row table:number-rows-repeated="2"><table:table-cell table:number-columns-repeated="3"/>
+  <table:table-row table:number-rows-repeated="2">
+    <table:table-cell table:number-columns-repeated="3"/>
   </table:table-row>
   <table:table-row>
     <table:table-cell><text:p>Maple Leafs</text:p></table:table-cell>
-    <table:table-cell office:value-type="float" office:value="13"><text:p>13</text:p></table:table-cell>
+    <table:table-cell office:value-type="float" office:value="13"><text:p>13</text:p>
+    </table:table-cell>
   </table:table-row>
   <table:table-row table:number-rows-repeated="1048571"><table:table-cell/></table:table-row>
 </table:table>
 <table:table table:name="Empty"/>
 <table:table table:name="Notes">
-  <table:table-row><table:table-cell><text:p>Only a note</text:p></table:table-cell></table:table-row>
+  <table:table-row><table:table-cell><text:p>Only a note</text:p></table:table-cell>
+  </table:table-row>
 </table:table>
 """
 
