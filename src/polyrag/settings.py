@@ -148,7 +148,36 @@ class OcrSettings(_Section):
     """Tesseract OCR of images, scanned pages and embedded pictures."""
 
     enabled: bool = Field(True, description="OCR images and pages without a text layer.")
-    languages: str = Field("eng", description="Tesseract language packs, joined by '+'.")
+    languages: str = Field(
+        "eng",
+        description="Tesseract language packs, joined by '+' (e.g. eng+deu); each needs its "
+        "Debian package tesseract-ocr-<lang>.",
+    )
+    page_dpi: int = Field(
+        300, ge=72, le=600, description="Resolution scanned PDF pages are rendered at for OCR."
+    )
+    min_page_chars: int = Field(
+        30,
+        ge=0,
+        description="Letters and digits a PDF page's text layer needs to be used as it is; a "
+        "page with fewer and a picture on it is OCR'd.",
+    )
+    max_image_side: int = Field(
+        5000, ge=500, description="Longer image sides are scaled down to this before OCR."
+    )
+    pictures: bool = Field(
+        True, description="Also OCR big pictures embedded in PDF pages that have a text layer."
+    )
+    min_picture_px: int = Field(
+        150, ge=1, description="Embedded pictures narrower or lower than this are skipped."
+    )
+    min_picture_area: float = Field(
+        0.02, ge=0, le=1, description="Embedded pictures covering less of the page are skipped."
+    )
+    max_pictures: int = Field(
+        30, ge=0, description="Embedded pictures OCR'd per document at most."
+    )
+    timeout_s: float = Field(120.0, gt=0, description="Seconds tesseract may spend on one image.")
 
 
 class VisionSettings(_Section):
@@ -157,6 +186,15 @@ class VisionSettings(_Section):
     provider: ProviderSettings | None = Field(
         None, description="Endpoint and model that describe pictures; none = OCR only."
     )
+    prompt: str = Field(
+        "Describe this image in two or three sentences for a search index: what it shows, "
+        "and any text, numbers or chart values that matter.",
+        description="What the vision model is asked about each image.",
+    )
+    max_side: int = Field(
+        1024, ge=64, description="Images are scaled down to this many pixels a side before sending."
+    )
+    max_tokens: int = Field(200, ge=16, description="Longest description requested.")
 
 
 class MediaSettings(_Section):

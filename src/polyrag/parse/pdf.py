@@ -3,25 +3,45 @@
 Lines come from PDFium in content order (which is reading order for born-digital files); a new
 block starts where the vertical gap, the text height or the column changes. Only two character
 boxes per line are looked up, which keeps this well above 100 pages per second.
+
+Scanned and mixed PDFs: a page whose text layer has too few letters and digits and which holds a
+picture is rendered (300 dpi, gray; /Rotate applied) and OCR'd, with tesseract's orientation
+detection for scans turned inside the picture. Pages with a usable text layer are never OCR'd
+whole; only their big embedded pictures (charts, screenshots, scanned inserts) are, when the text
+layer has no text over them, and each becomes a PICTURE block. Every box is in PDF points.
 """
 
 from __future__ import annotations
 
+import ctypes
 import re
-from dataclasses import dataclass
+import statistics
+from dataclasses import dataclass, field
 from itertools import pairwise
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from polyrag.errors import CorruptFileError, EmptyFileError, EncryptedFileError, ParseError
-from polyrag.parse.base import Document
+from polyrag.errors import (
+    CorruptFileError,
+    EmptyFileError,
+    EncryptedFileError,
+    ParseError,
+    PolyragError,
+)
+from polyrag.parse.base import Document, Layout
+from polyrag.parse.ocr import Ocr, OcrResult
 from polyrag.parse.protected import WRONG_PASSWORD_HINT
 from polyrag.types import Block, BlockKind, Locator
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\ufffd]")
 _SPACES = re.compile(r"[ \t\u00a0]+")
-_NO_TEXT_LAYER = "no text layer (scanned PDF; OCR is not available yet)"
+_OCR_OFF = "no text layer (scanned PDF) and OCR is turned off"
+_OCR_OFF_HINT = "set parse.ocr.enabled = true"
+_COVERED_CHARS = 20  # text-layer letters over a picture that show its text is already there
+_SLIDE_CHARS = 1200  # decks: most pages landscape and at most this many letters (median)
+
+Box = tuple[float, float, float, float]
 
 
 @dataclass
@@ -34,11 +54,26 @@ class _Line:
         return self.box[3] - self.box[1] if self.box else 0.0
 
 
+@dataclass
+class _Reading:
+    """What is gathered while a document's pages are read."""
+
+    blocks: list[Block] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    chars: list[int] = field(default_factory=list)  # letters and digits per page
+    landscape: list[bool] = field(default_factory=list)
+    unread_scans: int = 0  # pages that needed OCR while it is off
+    pictures_left: int = 0
+
+
 class PdfParser:
-    """Born-digital PDFs; scanned pages (no text layer) are reported, not guessed at."""
+    """Born-digital, scanned and mixed PDFs; pages without a usable text layer are OCR'd."""
 
     media_types = frozenset({"pdf"})
-    version = "1"
+    version = "2"
+
+    def __init__(self, ocr: Ocr | None = None) -> None:
+        self._ocr = ocr if ocr is not None else Ocr()
 
     def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
         try:
@@ -55,50 +90,200 @@ class PdfParser:
 
     def _read(self, document: pdfium.PdfDocument) -> Document:
         page_count = len(document)
-        blocks: list[Block] = []
-        warnings: list[str] = []
-        has_text = False
+        reading = _Reading(pictures_left=self._ocr.settings.max_pictures)
         for index in range(page_count):
             number = index + 1
             if index:
-                blocks.append(Block(BlockKind.BREAK, "", Locator(page=number)))
+                reading.blocks.append(Block(BlockKind.BREAK, "", Locator(page=number)))
             try:
-                page_blocks = _page_blocks(document, index)
+                self._read_page(document, index, reading)
             except pdfium.PdfiumError as exc:
-                warnings.append(f"page {number} could not be read: {_reason(exc)}")
-                continue
-            has_text = has_text or bool(page_blocks)
-            blocks.extend(page_blocks)
-        if not has_text:
+                reading.warnings.append(f"page {number} could not be read: {_reason(exc)}")
+        if not any(block.text for block in reading.blocks):
             if page_count == 0:
                 raise EmptyFileError("the PDF has no pages")
-            if len(warnings) == page_count:
-                raise CorruptFileError(f"cannot be read: damaged PDF ({warnings[0]})")
-            if _has_images(document):
-                raise ParseError(_NO_TEXT_LAYER)
+            if len(reading.warnings) == page_count:
+                raise CorruptFileError(f"cannot be read: damaged PDF ({reading.warnings[0]})")
+            if reading.unread_scans:
+                raise ParseError(_OCR_OFF, hint=_OCR_OFF_HINT)
             raise EmptyFileError("no text found (the pages are blank)")
+        if reading.unread_scans:
+            reading.warnings.append(
+                f"{reading.unread_scans} scanned page(s) not read: OCR is turned off"
+            )
         return Document(
             media_type="pdf",
-            blocks=tuple(blocks),
+            blocks=tuple(reading.blocks),
             pages=page_count,
             title=_title(document),
-            warnings=tuple(warnings),
+            warnings=tuple(reading.warnings),
+            layout=_layout(reading),
         )
 
+    def _read_page(self, document: pdfium.PdfDocument, index: int, reading: _Reading) -> None:
+        number = index + 1
+        page = document[index]
+        try:
+            width, height = page.get_size()
+            reading.landscape.append(width > height * 1.05)
+            textpage = page.get_textpage()
+            try:
+                lines = _lines(textpage)
+            finally:
+                textpage.close()
+            chars = sum(_alnum(line.text) for line in lines)
+            settings = self._ocr.settings
+            usable = chars >= max(1, settings.min_page_chars)
+            pictures = _pictures(page) if settings.enabled or not usable else []
+            if not usable and pictures:
+                if not settings.enabled:
+                    reading.unread_scans += 1
+                else:
+                    ocr_blocks = self._ocr_page(page, number, reading)
+                    if ocr_blocks:
+                        reading.blocks.extend(ocr_blocks)
+                        reading.chars.append(sum(_alnum(b.text) for b in ocr_blocks))
+                        return
+            reading.chars.append(chars)
+            reading.blocks.extend(
+                Block(BlockKind.TEXT, _reflow(group), _locator(number, group))
+                for group in _paragraphs(lines)
+            )
+            if usable and settings.enabled and settings.pictures:
+                area = width * height
+                for picture in pictures:
+                    if reading.pictures_left <= 0:
+                        break
+                    if _worth_reading(picture, area, lines, settings.min_picture_px,
+                                      settings.min_picture_area):  # fmt: skip
+                        reading.pictures_left -= 1
+                        block = self._ocr_picture(page, picture, number, reading)
+                        if block is not None:
+                            reading.blocks.append(block)
+        finally:
+            page.close()
 
-def _page_blocks(document: pdfium.PdfDocument, index: int) -> list[Block]:
-    page = document[index]
-    textpage = page.get_textpage()
-    try:
-        lines = _lines(textpage)
-    finally:
-        textpage.close()
-        page.close()
-    number = index + 1
-    return [
-        Block(BlockKind.TEXT, _reflow(group), _locator(number, group))
-        for group in _paragraphs(lines)
-    ]
+    def _ocr_page(self, page: pdfium.PdfPage, number: int, reading: _Reading) -> list[Block]:
+        """OCR a rendered page: one TEXT block per paragraph, boxes in PDF points."""
+        settings = self._ocr.settings
+        width, height = page.get_size()
+        scale = min(settings.page_dpi / 72, settings.max_image_side / max(width, height, 1.0))
+        bitmap = page.render(scale=scale, grayscale=True)
+        try:
+            image = bitmap.to_pil()
+        finally:
+            bitmap.close()
+        try:
+            result = self._ocr.read(image, dpi=round(scale * 72))
+        except PolyragError as exc:
+            if not isinstance(exc, ParseError):
+                raise  # tesseract or a language pack is missing: the user must know
+            reading.warnings.append(f"page {number}: {exc.one_line()}")
+            return []
+        return [
+            Block(BlockKind.TEXT, region.text, Locator(page=number, bbox=box))
+            for region, box in zip(result.regions, _page_boxes(page, result), strict=True)
+        ]
+
+    def _ocr_picture(
+        self, page: pdfium.PdfPage, picture: _Picture, number: int, reading: _Reading
+    ) -> Block | None:
+        """OCR one embedded picture; a PICTURE block when it carries text."""
+        try:
+            bitmap = picture.image.get_bitmap(render=True)
+            try:
+                image = bitmap.to_pil()
+            finally:
+                bitmap.close()
+            if image.width * image.height > self._ocr.max_image_pixels:
+                return None
+            text = self._ocr.read(image).text
+        except pdfium.PdfiumError as exc:
+            reading.warnings.append(f"page {number}: a picture could not be read: {_reason(exc)}")
+            return None
+        except PolyragError as exc:
+            if not isinstance(exc, ParseError):
+                raise
+            reading.warnings.append(f"page {number}: a picture: {exc.one_line()}")
+            return None
+        if not text:
+            return None
+        left, bottom, right, top = picture.bounds
+        box = (round(left, 1), round(bottom, 1), round(right, 1), round(top, 1))
+        return Block(BlockKind.PICTURE, text, Locator(page=number, bbox=box))
+
+
+@dataclass
+class _Picture:
+    image: pdfium.PdfImage
+    bounds: Box  # left, bottom, right, top in PDF points
+    pixels: tuple[int, int]
+
+
+def _pictures(page: pdfium.PdfPage) -> list[_Picture]:
+    """The page's image objects (also inside form XObjects), biggest first."""
+    found: list[_Picture] = []
+    for image in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=4):
+        try:
+            left, bottom, right, top = image.get_bounds()
+            width, height = image.get_px_size()
+        except (pdfium.PdfiumError, AttributeError, ValueError):
+            continue
+        bounds = (float(left), float(bottom), float(right), float(top))
+        found.append(_Picture(image, bounds, (int(width), int(height))))
+    found.sort(key=lambda p: -(p.bounds[2] - p.bounds[0]) * (p.bounds[3] - p.bounds[1]))
+    return found
+
+
+def _worth_reading(
+    picture: _Picture, page_area: float, lines: list[_Line], min_px: int, min_area: float
+) -> bool:
+    """Big enough to hold text, and not already covered by the page's own text layer."""
+    if min(picture.pixels) < min_px:
+        return False
+    left, bottom, right, top = picture.bounds
+    if (right - left) * (top - bottom) < min_area * page_area:
+        return False
+    covered = 0
+    for line in lines:
+        if line.box is None:
+            continue
+        x = (line.box[0] + line.box[2]) / 2
+        y = (line.box[1] + line.box[3]) / 2
+        if left <= x <= right and bottom <= y <= top:
+            covered += _alnum(line.text)
+            if covered >= _COVERED_CHARS:
+                return False
+    return True
+
+
+def _page_boxes(page: pdfium.PdfPage, result: OcrResult) -> list[Box]:
+    """OCR boxes (pixels of the rendered page, y down) as PDF points (y up), /Rotate undone."""
+    boxes: list[Box] = []
+    x, y = ctypes.c_double(), ctypes.c_double()
+    for region in result.regions:
+        corners = []
+        for px, py in ((region.box[0], region.box[1]), (region.box[2], region.box[3])):
+            pdfium_c.FPDF_DeviceToPage(page.raw, 0, 0, result.width, result.height, 0, px, py, x, y)
+            corners.append((x.value, y.value))
+        (x0, y0), (x1, y1) = corners
+        boxes.append(
+            (round(min(x0, x1), 1), round(min(y0, y1), 1), round(max(x0, x1), 1),
+             round(max(y0, y1), 1))
+        )  # fmt: skip
+    return boxes
+
+
+def _layout(reading: _Reading) -> Layout:
+    """Slide decks (mostly landscape pages with little text each) are read page by page."""
+    pages = len(reading.landscape)
+    if pages < 2 or sum(reading.landscape) < 0.6 * pages:
+        return "report"
+    return "slides" if statistics.median(reading.chars or [0]) <= _SLIDE_CHARS else "report"
+
+
+def _alnum(text: str) -> int:
+    return sum(char.isalnum() for char in text)
 
 
 def _reflow(group: list[_Line]) -> str:
@@ -190,17 +375,6 @@ def _union(
     a: tuple[float, float, float, float], b: tuple[float, float, float, float]
 ) -> tuple[float, float, float, float]:
     return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-
-
-def _has_images(document: pdfium.PdfDocument) -> bool:
-    for index in range(min(len(document), 50)):
-        page = document[index]
-        try:
-            if any(True for _ in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE])):
-                return True
-        finally:
-            page.close()
-    return False
 
 
 def _title(document: pdfium.PdfDocument) -> str | None:

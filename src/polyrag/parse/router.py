@@ -11,6 +11,7 @@ from polyrag.errors import (
     CorruptFileError,
     EmptyFileError,
     EncryptedFileError,
+    MissingDependencyError,
     ParseError,
     UnsupportedFormatError,
 )
@@ -18,7 +19,9 @@ from polyrag.parse.archive import ArchiveParser
 from polyrag.parse.base import Document, Parser
 from polyrag.parse.email import EmailParser
 from polyrag.parse.epub import EpubParser
+from polyrag.parse.image import ImageParser
 from polyrag.parse.legacy import LegacyOfficeParser
+from polyrag.parse.ocr import Ocr
 from polyrag.parse.opendocument import OpenDocumentParser
 from polyrag.parse.outlook import OutlookParser
 from polyrag.parse.pdf import PdfParser
@@ -44,8 +47,15 @@ def default_parsers(settings: ParseSettings | None = None) -> tuple[Parser, ...]
     """Every parser polyrag ships, configured from `settings` (OCR, vision, limits)."""
     settings = settings or ParseSettings()
     pictures = picture_ocr(settings)  # reads the text of pictures inside Word and PowerPoint
+    ocr = Ocr(settings.ocr, max_image_pixels=settings.limits.max_image_pixels)
+    describer = None
+    if settings.vision.provider is not None:
+        from polyrag.parse.vision import PictureDescriber
+
+        describer = PictureDescriber(settings.vision)
     return (
-        PdfParser(),
+        PdfParser(ocr),
+        ImageParser(ocr, describer, max_image_pixels=settings.limits.max_image_pixels),
         WordParser(settings.limits, ocr=pictures),
         SlidesParser(settings.limits, ocr=pictures),
         SpreadsheetParser(settings.limits),
@@ -120,7 +130,7 @@ def _guarded(call: Callable[[], _T]) -> _T:
     """Run a parsing step; a third-party library's exception becomes a CorruptFileError."""
     try:
         return call()
-    except ParseError:
+    except (ParseError, MissingDependencyError):  # a reason, or tesseract to install
         raise
     except MemoryError:
         raise CorruptFileError("cannot be read: it needs more memory than is available") from None
