@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import zipfile
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
 from polyrag.errors import (
@@ -21,6 +22,7 @@ from polyrag.parse.email import EmailParser
 from polyrag.parse.epub import EpubParser
 from polyrag.parse.image import ImageParser
 from polyrag.parse.legacy import LegacyOfficeParser
+from polyrag.parse.media import MediaParser
 from polyrag.parse.ocr import Ocr
 from polyrag.parse.opendocument import OpenDocumentParser
 from polyrag.parse.outlook import OutlookParser
@@ -43,8 +45,11 @@ _T = TypeVar("_T")
 _ENTITY_BOMB = re.compile(r"amplification|entity reference loop", re.IGNORECASE)
 
 
-def default_parsers(settings: ParseSettings | None = None) -> tuple[Parser, ...]:
-    """Every parser polyrag ships, configured from `settings` (OCR, vision, limits)."""
+def default_parsers(
+    settings: ParseSettings | None = None, model_cache: Path | None = None
+) -> tuple[Parser, ...]:
+    """Every parser polyrag ships, configured from `settings` (OCR, vision, media, limits);
+    `model_cache` is where packaged models are assembled (default: the settings' model cache)."""
     settings = settings or ParseSettings()
     pictures = picture_ocr(settings)  # reads the text of pictures inside Word and PowerPoint
     ocr = Ocr(settings.ocr, max_image_pixels=settings.limits.max_image_pixels)
@@ -69,6 +74,7 @@ def default_parsers(settings: ParseSettings | None = None) -> tuple[Parser, ...]
         RtfParser(),
         StructuredParser(),
         LegacyOfficeParser(settings.limits),
+        MediaParser(settings.media, model_cache),
     )
 
 
