@@ -323,7 +323,7 @@ class _Worker:
         if self._parts is None:
             counter = WordPieceCounter(model_path(MINILM_TOKENIZER, self.settings.model_cache))
             self._parts = (
-                ParserRouter(default_parsers(self.settings.parse)),
+                ParserRouter(default_parsers(self.settings.parse, self.settings.model_cache)),
                 Chunker(counter, self.settings.chunk),
             )
         return self._parts

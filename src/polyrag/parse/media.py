@@ -151,7 +151,12 @@ class MediaParser:
             from polyrag.settings import load_settings
 
             cache = load_settings().model_cache
-        folder = folder_path(WHISPER_BASE, cache)
+        try:
+            folder = folder_path(WHISPER_BASE, cache)
+        except ModelFileError as error:  # the model packages are a dependency like any other
+            raise MissingDependencyError(
+                f"speech-to-text model unavailable: {error}", hint=error.hint
+            ) from None
         threads = self.settings.threads or len(os.sched_getaffinity(0))
         try:
             # A directory, never a hub name: nothing is downloaded.
@@ -163,7 +168,7 @@ class MediaParser:
                 local_files_only=True,
             )
         except (RuntimeError, ValueError, OSError) as error:
-            raise ModelFileError(
+            raise MissingDependencyError(
                 f"the Whisper model in {folder} cannot be loaded: {_first_line(error)}",
                 hint=WHISPER_BASE.files[0].install_hint,
             ) from None
