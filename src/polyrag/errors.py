@@ -59,6 +59,12 @@ class IngestError(PolyragError):
     pass
 
 
+class FetchError(PolyragError):
+    """A URL could not be fetched; the message names the reason (refused, timed out, HTTP 404)."""
+
+    hint = "check the URL; limits and address rules are the web.* settings"
+
+
 class SourceNotFoundError(PolyragError):
     hint = "see `polyrag sources list`"
 

@@ -144,6 +144,30 @@ class IngestSettings(_Section):
     )
 
 
+class WebSettings(_Section):
+    """Fetching web pages given to `polyrag ingest https://...`."""
+
+    timeout_s: float = Field(
+        20.0, gt=0, le=600, description="Seconds for a whole fetch: lookup, redirects, body."
+    )
+    max_bytes: int = Field(
+        10 * 2**20, gt=0, description="Larger pages and files (decoded) are refused."
+    )
+    max_redirects: int = Field(5, ge=0, le=30, description="Redirects followed at most.")
+    allow_private: bool = Field(
+        False,
+        description="Fetch from loopback, private (RFC 1918, fc00::/7), link-local and CGNAT "
+        "addresses too: a server on this machine or an intranet. Off, such addresses are "
+        "refused (server-side request forgery).",
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host names or IP networks (e.g. wiki.intranet, 10.1.0.0/16) fetched "
+        "whatever their addresses, cloud metadata endpoints included.",
+    )
+    user_agent: str = Field("polyrag/0.1", description="User-Agent header sent.")
+
+
 class OcrSettings(_Section):
     """Tesseract OCR of images, scanned pages and embedded pictures."""
 
@@ -287,6 +311,7 @@ class Settings(BaseSettings):
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
     parse: ParseSettings = Field(default_factory=ParseSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
 
