@@ -264,7 +264,7 @@ def part_text(part: Message) -> str:
     if charset:
         try:
             codecs.lookup(charset)
-        except LookupError:
+        except (LookupError, ValueError):  # unknown, or garbage such as a NUL in the name
             charset = None
     if charset:
         try:

@@ -74,8 +74,8 @@ class OutlookParser:
             raise MissingDependencyError("reading .msg files needs olefile") from None
         try:
             ole = olefile.OleFileIO(data)
-        except OSError as exc:
-            raise CorruptFileError(f"a damaged Outlook message ({exc})") from None
+        except (OSError, ValueError, struct.error) as exc:
+            raise CorruptFileError(f"a damaged Outlook message ({exc})"[:200]) from None
         with ole:
             content = _MessageReader(ole, []).content(depth=0)
         return mail_document("msg", content)
@@ -151,7 +151,10 @@ class _MessageReader:
         ole = self._ole
         if not ole.exists("/".join(path)):  # type: ignore[attr-defined]
             return None
-        data: bytes = ole.openstream(path).read()  # type: ignore[attr-defined]
+        try:
+            data: bytes = ole.openstream(path).read()  # type: ignore[attr-defined]
+        except (OSError, ValueError):  # a storage where a stream should be, a broken chain
+            return None
         return data
 
     def _children(self, marker: str) -> Iterator[list[str]]:
