@@ -257,6 +257,11 @@ def test_credentials_go_only_to_their_own_origin(server: Server, other_server: S
     assert "authorization" not in other_server.seen.headers[0]
     assert "s3cret" not in page.url + page.final_url
 
+    # A redirect within the same origin keeps them.
+    same = fetch(f"http://reader:s3cret@127.0.0.1:{server.port}/hop/1", LOCAL)
+    assert same.final_url == server.url("/page.html")
+    assert server.seen.headers[-1]["authorization"] == server.seen.headers[0]["authorization"]
+
 
 def test_http_errors_name_the_status(server: Server) -> None:
     with pytest.raises(FetchError) as failed:

@@ -295,8 +295,8 @@ def _open(transport: Any, url: Any, start: Any, settings: WebSettings, deadline:
         "Accept": _ACCEPT,
         "Accept-Encoding": "gzip, deflate",
     }
-    if (url.username or url.password) and _origin(url) == _origin(start):
-        token = base64.b64encode(f"{url.username}:{url.password}".encode()).decode("ascii")
+    if (start.username or start.password) and _origin(url) == _origin(start):
+        token = base64.b64encode(f"{start.username}:{start.password}".encode()).decode("ascii")
         headers["Authorization"] = f"Basic {token}"
     last_error: Exception | None = None
     for address in addresses[:_CONNECT_ATTEMPTS]:
