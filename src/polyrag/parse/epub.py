@@ -49,6 +49,8 @@ class EpubParser:
         warnings: list[str] = []
         with SafeZip(data, self._limits) as archive:
             names = set(archive.archive.namelist())
+            if "META-INF/container.xml" not in names:
+                raise CorruptFileError("a damaged EPUB (META-INF/container.xml is missing)")
             opf_path = _rootfile(_xml(archive.read("META-INF/container.xml", _SMALL_XML)))
             if opf_path not in names:
                 raise CorruptFileError(f"a damaged EPUB (its package file {opf_path} is missing)")

@@ -146,7 +146,7 @@ def parse_xml(data: bytes) -> Any:
         raise UnsupportedFormatError(
             f"XML with entity declarations or external references is refused for safety ({exc})"
         ) from None
-    except XmlSyntaxError as exc:
+    except (XmlSyntaxError, LookupError) as exc:  # LookupError: an unknown declared encoding
         raise CorruptFileError(f"invalid XML ({exc})") from None
 
 
