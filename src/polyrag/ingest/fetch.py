@@ -21,10 +21,11 @@ each request goes to the literal IP that passed the check — the URL's host is 
 address — with the `Host` header set to the real host name and httpcore's `sni_hostname`
 request extension set to it too, so TLS sends the right SNI and verifies the certificate against
 the host name, not the IP (httpcore passes `sni_hostname` as `server_hostname` to the TLS
-wrap). Nothing resolves the name a second time. This uses only public httpx API; the other
-route, a custom httpcore network backend, needs httpx's private `_pool` to install it. Requests
-go straight to `httpx.HTTPTransport`, not through a `Client`, so no environment proxy, .netrc,
-cookie jar or automatic redirect can bypass these checks.
+wrap). Nothing resolves the name a second time. This uses only public API of httpx2 (the
+maintained httpx fork that the openai SDK depends on); the other route, a custom httpcore
+network backend, has no public hook in `HTTPTransport` (only its private `_pool`). Requests go
+straight to `HTTPTransport`, not through a `Client`, so no environment proxy, .netrc, cookie jar
+or automatic redirect can bypass these checks.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def fetch(url: str, settings: WebSettings) -> FetchedPage:
     try:
         import httpx2 as httpx
     except ImportError:  # pragma: no cover - a declared dependency
-        raise MissingDependencyError("fetching web pages needs httpx") from None
+        raise MissingDependencyError("fetching web pages needs httpx2") from None
     deadline = time.monotonic() + settings.timeout_s
     start = _parse(url.strip())
     current = start
