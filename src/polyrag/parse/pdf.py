@@ -18,6 +18,7 @@ import re
 import statistics
 from dataclasses import dataclass, field
 from itertools import pairwise
+from typing import Any
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -41,6 +42,14 @@ _OCR_OFF_HINT = "set parse.ocr.enabled = true"
 _COVERED_CHARS = 20  # text-layer letters over a picture that show its text is already there
 _SLIDE_CHARS = 1200  # decks: most pages landscape and at most this many letters (median)
 
+_FORM_DEPTH = 4  # form XObjects nested deeper than this are not searched for pictures
+_IMAGE_SUBTYPE = re.compile(rb"/Subtype\s*/Image\b")
+_DIMENSION_WIDTH = re.compile(rb"/Width\s*(\d+)\b(?!\s+\d+\s+R)")
+_DIMENSION_HEIGHT = re.compile(rb"/Height\s*(\d+)\b(?!\s+\d+\s+R)")
+
+_NOT_ALNUM = re.compile(r"[\W_]+")
+_MIN_PICTURE_CHARS = 12  # OCR of a logo reads a word or two of noise; a chart reads more
+
 Box = tuple[float, float, float, float]
 
 
@@ -63,7 +72,7 @@ class _Reading:
     chars: list[int] = field(default_factory=list)  # letters and digits per page
     landscape: list[bool] = field(default_factory=list)
     unread_scans: int = 0  # pages that needed OCR while it is off
-    pictures_left: int = 0
+    pictures_left: int = 0  # embedded pictures that may still be OCR'd
 
 
 class PdfParser:
@@ -84,13 +93,18 @@ class PdfParser:
                 raise EncryptedFileError(reason) from None
             raise CorruptFileError(f"cannot be read: damaged PDF ({_reason(exc)})") from None
         try:
-            return self._read(document)
+            return self._read(document, data)
         finally:
             document.close()
 
-    def _read(self, document: pdfium.PdfDocument) -> Document:
+    def _read(self, document: pdfium.PdfDocument, data: bytes) -> Document:
         page_count = len(document)
-        reading = _Reading(pictures_left=self._ocr.settings.max_pictures)
+        settings = self._ocr.settings
+        wanted = settings.enabled and settings.pictures
+        if wanted and big_images_possible(data, settings.min_picture_px):
+            reading = _Reading(pictures_left=settings.max_pictures)
+        else:
+            reading = _Reading(pictures_left=0)
         for index in range(page_count):
             number = index + 1
             if index:
@@ -134,7 +148,7 @@ class PdfParser:
             chars = sum(_alnum(line.text) for line in lines)
             settings = self._ocr.settings
             usable = chars >= max(1, settings.min_page_chars)
-            pictures = _pictures(page) if settings.enabled or not usable else []
+            pictures = _pictures(page) if not usable or reading.pictures_left > 0 else []
             if not usable and pictures:
                 if not settings.enabled:
                     reading.unread_scans += 1
@@ -149,7 +163,7 @@ class PdfParser:
                 Block(BlockKind.TEXT, _reflow(group), _locator(number, group))
                 for group in _paragraphs(lines)
             )
-            if usable and settings.enabled and settings.pictures:
+            if usable and reading.pictures_left > 0:
                 area = width * height
                 for picture in pictures:
                     if reading.pictures_left <= 0:
@@ -169,10 +183,7 @@ class PdfParser:
         width, height = page.get_size()
         scale = min(settings.page_dpi / 72, settings.max_image_side / max(width, height, 1.0))
         bitmap = page.render(scale=scale, grayscale=True)
-        try:
-            image = bitmap.to_pil()
-        finally:
-            bitmap.close()
+        image = bitmap.to_pil()  # shares the bitmap's memory: `bitmap` stays referenced
         try:
             result = self._ocr.read(image, dpi=round(scale * 72))
         except PolyragError as exc:
@@ -191,10 +202,7 @@ class PdfParser:
         """OCR one embedded picture; a PICTURE block when it carries text."""
         try:
             bitmap = picture.image.get_bitmap(render=True)
-            try:
-                image = bitmap.to_pil()
-            finally:
-                bitmap.close()
+            image = bitmap.to_pil()  # may share the bitmap's memory: `bitmap` stays referenced
             if image.width * image.height > self._ocr.max_image_pixels:
                 return None
             text = self._ocr.read(image).text
@@ -206,7 +214,7 @@ class PdfParser:
                 raise
             reading.warnings.append(f"page {number}: a picture: {exc.one_line()}")
             return None
-        if not text:
+        if _alnum(text) < _MIN_PICTURE_CHARS:
             return None
         left, bottom, right, top = picture.bounds
         box = (round(left, 1), round(bottom, 1), round(right, 1), round(top, 1))
@@ -221,11 +229,21 @@ class _Picture:
 
 
 def _pictures(page: pdfium.PdfPage) -> list[_Picture]:
-    """The page's image objects (also inside form XObjects), biggest first."""
+    """The page's image objects (also inside form XObjects), biggest first.
+
+    Objects are walked with PDFium's raw calls and only images are wrapped: a 10-K page holds
+    thousands of text and path objects, and wrapping each one cost 70 ms a page.
+    """
+    handles: list[object] = []
+    _collect_images(pdfium_c.FPDFPage_CountObjects, pdfium_c.FPDFPage_GetObject, page.raw, 0,
+                    handles)  # fmt: skip
     found: list[_Picture] = []
-    for image in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=4):
+    for handle in handles:
         try:
+            image = pdfium.PdfObject(handle, page=page, pdf=page.pdf)
             left, bottom, right, top = image.get_bounds()
+            if not isinstance(image, pdfium.PdfImage):
+                continue
             width, height = image.get_px_size()
         except (pdfium.PdfiumError, AttributeError, ValueError):
             continue
@@ -233,6 +251,40 @@ def _pictures(page: pdfium.PdfPage) -> list[_Picture]:
         found.append(_Picture(image, bounds, (int(width), int(height))))
     found.sort(key=lambda p: -(p.bounds[2] - p.bounds[0]) * (p.bounds[3] - p.bounds[1]))
     return found
+
+
+def _collect_images(count: Any, get: Any, parent: Any, depth: int, handles: list[object]) -> None:
+    get_type = pdfium_c.FPDFPageObj_GetType
+    for index in range(max(0, count(parent))):
+        handle = get(parent, index)
+        kind = get_type(handle)
+        if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
+            handles.append(handle)
+        elif kind == pdfium_c.FPDF_PAGEOBJ_FORM and depth < _FORM_DEPTH:
+            _collect_images(pdfium_c.FPDFFormObj_CountObjects, pdfium_c.FPDFFormObj_GetObject,
+                            handle, depth + 1, handles)  # fmt: skip
+
+
+def big_images_possible(data: bytes, min_px: int) -> bool:
+    """Whether the file holds an image XObject at least `min_px` wide and high.
+
+    Image XObjects are streams, and streams are never packed into object streams, so their
+    dictionaries are in the file as plain bytes: a regex finds them in milliseconds, and a
+    document with none (most born-digital reports) needs no page-by-page object walk.
+    """
+    for match in _IMAGE_SUBTYPE.finditer(data):
+        start = data.rfind(b"<<", max(0, match.start() - 2048), match.start())
+        end = data.find(b"stream", match.end(), match.end() + 2048)
+        dictionary = data[
+            start if start >= 0 else match.start() : end if end >= 0 else match.end() + 512
+        ]
+        width = _DIMENSION_WIDTH.search(dictionary)
+        height = _DIMENSION_HEIGHT.search(dictionary)
+        if width is None or height is None:
+            return True  # indirect or unusual: assume it may be big
+        if int(width.group(1)) >= min_px and int(height.group(1)) >= min_px:
+            return True
+    return False
 
 
 def _worth_reading(
@@ -283,7 +335,8 @@ def _layout(reading: _Reading) -> Layout:
 
 
 def _alnum(text: str) -> int:
-    return sum(char.isalnum() for char in text)
+    """Letters and digits in `text` (a regex in C: this runs over every character of a PDF)."""
+    return len(text) - sum(len(run) for run in _NOT_ALNUM.findall(text))
 
 
 def _reflow(group: list[_Line]) -> str:
