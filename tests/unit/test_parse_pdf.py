@@ -1,14 +1,26 @@
-"""PDF parsing with pypdfium2: pages, breaks, boxes, encryption and damage."""
+"""PDF parsing with pypdfium2: pages, breaks, boxes, encryption, damage, scans and OCR."""
 
 from __future__ import annotations
 
+import difflib
+import re
+import shutil
 from pathlib import Path
 
 import pytest
 
-from polyrag.errors import CorruptFileError, EmptyFileError, EncryptedFileError, ParseError
-from polyrag.parse.pdf import PdfParser
+from polyrag.errors import (
+    CorruptFileError,
+    EmptyFileError,
+    EncryptedFileError,
+    MissingDependencyError,
+    ParseError,
+)
+from polyrag.parse.base import Document
+from polyrag.parse.ocr import Ocr
+from polyrag.parse.pdf import PdfParser, big_images_possible
 from polyrag.parse.router import ParserRouter
+from polyrag.settings import OcrSettings
 from polyrag.types import BlockKind
 
 CORPUS = Path(__file__).parents[3] / "shared" / "eval" / "corpus"
@@ -81,9 +93,147 @@ def test_truncated_pdf_is_corrupt() -> None:
         parse("malformed/derived__tracemonkey-truncated-300KB.pdf")
 
 
-def test_scanned_pdf_has_no_text_layer() -> None:
-    with pytest.raises(ParseError, match="no text layer"):
-        parse("pdf_tables/unstructured__single_table.pdf")
+def _pdf_of_figures(figures: list[tuple[tuple[float, float], str, object]]) -> bytes:
+    """A real PDF made by matplotlib: one page per (size in inches, text, picture or None)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    buffer = io.BytesIO()
+    with matplotlib.rc_context({"pdf.fonttype": 42}), PdfPages(buffer) as pages:
+        for size, text, picture in figures:
+            figure = pyplot.figure(figsize=size)
+            figure.text(0.05, 0.9, text, fontsize=9, va="top", wrap=True)
+            if picture is not None:
+                axes = figure.add_axes((0.05, 0.05, 0.9, 0.5))
+                axes.imshow(picture, cmap="gray", interpolation="nearest")
+                axes.axis("off")
+            pages.savefig(figure)
+            pyplot.close(figure)
+    return buffer.getvalue()
+
+
+def _scanned(name: str, ocr: Ocr | None = None) -> Document:
+    return PdfParser(ocr).parse((CORPUS / "pdf_scanned" / name).read_bytes(), name=name)
+
+
+def _similarity(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, " ".join(a.split()), " ".join(b.split()), False).ratio()
+
+
+needs_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None, reason="no tesseract")
+
+
+@needs_tesseract
+@pytest.mark.parametrize(
+    "name",
+    [
+        "docling__ocr_test.pdf",
+        "docling__ocr_test_rotated_90.pdf",
+        "docling__ocr_test_rotated_180.pdf",
+    ],
+)
+def test_scanned_pdf_is_ocred_upright_with_boxes_in_points(name: str) -> None:
+    truth = (CORPUS / "_groundtruth" / "docling__ocr_test.pdf.groundtruth.md").read_text()
+    truth = re.sub(r"[#*_`>]", "", truth)  # the Markdown marks, not text on the page
+    document = _scanned(name)
+    text_blocks = [b for b in document.blocks if b.kind == BlockKind.TEXT]
+    assert _similarity(" ".join(b.text for b in text_blocks), truth) >= 0.95  # measured 1.0
+    # /Rotate only turns the display: the text sits at the same place in PDF user space.
+    x0, y0, x1, y1 = text_blocks[0].locator.bbox or (0, 0, 0, 0)
+    assert text_blocks[0].locator.page == 1
+    assert abs(x0 - 72.5) < 3 and abs(y0 - 691.6) < 3 and abs(x1 - 503.3) < 3 and abs(y1 - 764) < 3
+
+
+@needs_tesseract
+def test_scan_turned_against_its_page_rotation_is_read() -> None:
+    document = _scanned("docling__sample_with_rotation_mismatch.pdf")
+    text = " ".join(b.text for b in document.blocks)
+    assert "THE SLEREXE COMPANY LIMITED" in text and "BOOLE" in text
+
+
+@needs_tesseract
+def test_table_drawn_as_a_picture_is_read() -> None:
+    document = ParserRouter().parse(
+        (CORPUS / "pdf_tables/unstructured__single_table.pdf").read_bytes(), "table.pdf"
+    )
+    text = " ".join(b.text for b in document.blocks)
+    assert "Chipper" in text and "64,058" in text
+
+
+def test_scanned_pdf_with_ocr_off_is_a_clear_error() -> None:
+    parser = PdfParser(Ocr(OcrSettings(enabled=False)))
+    with pytest.raises(ParseError, match=r"no text layer .* OCR is turned off") as caught:
+        parser.parse((CORPUS / "pdf_tables/unstructured__single_table.pdf").read_bytes(), name="t")
+    assert "parse.ocr.enabled" in caught.value.hint
+
+
+def test_a_scan_with_a_text_layer_is_not_ocred() -> None:
+    # Built with a tesseract that does not exist: any OCR call would raise.
+    document = _scanned("unstructured__pdf-with-ocr-text.pdf", Ocr(binary="no-such-tesseract"))
+    assert sum(len(b.text) for b in document.blocks) > 500
+
+
+def test_born_digital_pdf_never_calls_ocr() -> None:
+    parser = PdfParser(Ocr(binary="no-such-tesseract"))
+    document = parser.parse(
+        (CORPUS / "pdf_multicolumn/pdfjs__tracemonkey.pdf").read_bytes(), name="tracemonkey.pdf"
+    )
+    assert document.pages == 14 and document.layout == "report"
+
+
+def test_missing_tesseract_is_reported_when_a_page_needs_it() -> None:
+    with pytest.raises(MissingDependencyError, match="tesseract") as caught:
+        ParserRouter([PdfParser(Ocr(binary="no-such-tesseract"))]).parse(
+            (CORPUS / "pdf_scanned/docling__ocr_test.pdf").read_bytes(), "scan.pdf"
+        )
+    assert "apt-get install tesseract-ocr" in caught.value.hint
+
+
+@needs_tesseract
+def test_big_picture_on_a_text_page_becomes_a_picture_block() -> None:
+    document = ParserRouter().parse(
+        (CORPUS / "pdf_tables/unstructured__embedded-images-tables.pdf").read_bytes(), "e.pdf"
+    )
+    pictures = [b for b in document.blocks if b.kind == BlockKind.PICTURE]
+    assert len(pictures) == 1
+    assert pictures[0].locator.page == 1
+    assert pictures[0].locator.bbox == pytest.approx((110.9, 452.2, 351.2, 613.6), abs=0.2)
+    assert "Current Density" in pictures[0].text
+
+
+@needs_tesseract
+def test_picture_ocr_is_capped_per_document() -> None:
+    from PIL import Image
+
+    scan = Image.open(CORPUS / "image/test__phototest.tif").convert("L")
+    words = "Quarterly report with a figure that holds text of its own. " * 3
+    data = _pdf_of_figures([((8.5, 11), words, scan)] * 3)
+    capped = PdfParser(Ocr(OcrSettings(max_pictures=1))).parse(data, name="r.pdf")
+    pictures = [b for b in capped.blocks if b.kind == BlockKind.PICTURE]
+    assert len(pictures) == 1 and pictures[0].locator.page == 1
+    assert "quick brown dog" in pictures[0].text
+    off = PdfParser(Ocr(OcrSettings(pictures=False))).parse(data, name="r.pdf")
+    assert not [b for b in off.blocks if b.kind == BlockKind.PICTURE]
+
+
+def test_slide_decks_and_reports_are_told_apart() -> None:
+    deck = _pdf_of_figures([((10, 5.625), f"Slide {n}: revenue grew in every region", None)
+                            for n in range(1, 5)])  # fmt: skip
+    report = _pdf_of_figures([((8.5, 11), "A page of a report. " * 40, None)] * 3)
+    assert PdfParser().parse(deck, name="deck.pdf").layout == "slides"
+    assert PdfParser().parse(report, name="report.pdf").layout == "report"
+
+
+def test_image_dictionaries_are_found_without_a_page_walk() -> None:
+    assert big_images_possible(b"<< /Type /XObject /Subtype /Image /Width 300 /Height 200 >>", 150)
+    assert not big_images_possible(b"<</Subtype/Image/Width 40/Height 40>>stream", 150)
+    assert big_images_possible(b"<</Subtype/Image/Width 15 0 R/Height 900>>stream", 150)
+    assert not big_images_possible(b"%PDF-1.7 no pictures here", 150)
 
 
 def test_damaged_but_repairable_pdfs_still_give_text() -> None:
