@@ -16,6 +16,7 @@ the parser lives as long as its ingest worker.
 from __future__ import annotations
 
 import gc
+import importlib
 import io
 import math
 import os
@@ -158,6 +159,7 @@ class MediaParser:
                 f"speech-to-text model unavailable: {error}", hint=error.hint
             ) from None
         threads = self.settings.threads or len(os.sched_getaffinity(0))
+        _thread_lock_for_progress_bars()
         try:
             # A directory, never a hub name: nothing is downloaded.
             return WhisperModel(
@@ -172,6 +174,18 @@ class MediaParser:
                 f"the Whisper model in {folder} cannot be loaded: {_first_line(error)}",
                 hint=WHISPER_BASE.files[0].install_hint,
             ) from None
+
+
+def _thread_lock_for_progress_bars() -> None:
+    """faster-whisper makes (disabled) tqdm progress bars, and tqdm's first bar creates a
+    multiprocessing lock. An ingest worker is killed when ingestion ends, so that semaphore
+    leaks and Python warns about it at exit; a worker's bars only need a thread lock."""
+    try:
+        tqdm = importlib.import_module("tqdm").tqdm
+    except ImportError:
+        return
+    if not hasattr(tqdm, "_lock"):
+        tqdm.set_lock(threading.RLock())
 
 
 def decode_audio(data: bytes, *, max_seconds: float) -> Recording:
