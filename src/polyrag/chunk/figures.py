@@ -75,14 +75,21 @@ def table_summary(table: TableText | None) -> str:
 
 
 def row_sentences(table: TableText) -> list[tuple[int, str]]:
-    """(table row number, "Row n: Header is value, ...") for every data row; the header is row 1."""
+    """(table row number, "Row n: Header is value, ...") for every data row; the header is row 1.
+
+    A table without header names (its first row was figures) says each row's first cell, then
+    its values: "Row 2: Net sales: $ 3,642, $ 3,507".
+    """
     out: list[tuple[int, str]] = []
     for number, row in enumerate(table.rows, start=2):
-        pairs = [
-            f"{name} is {value}" for name, value in zip(table.header, row, strict=True) if value
-        ]
-        if pairs:
-            out.append((number, f"Row {number}: " + ", ".join(pairs)))
+        if table.labels:
+            cells = zip(table.header, row, strict=True)
+            text = ", ".join(f"{name} is {value}" for name, value in cells if value)
+        else:
+            values = [value for value in row if value]
+            text = values[0] + (": " + ", ".join(values[1:]) if len(values) > 1 else "")
+        if text:
+            out.append((number, f"Row {number}: {text}"))
     return out
 
 

@@ -1,0 +1,137 @@
+"""Ruled tables in PDFs: found on the pages that draw grids, in their place among the lines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+
+from polyrag.chunk.chunker import Chunker
+from polyrag.parse.pdf_tables import FRUITLESS_PAGES, PdfTable, PdfTables, with_tables
+from polyrag.settings import ChunkSettings
+from polyrag.types import Block, BlockKind, Locator, Modality, Source
+
+EVAL = Path(__file__).parents[3] / "shared" / "eval"
+TABLES = EVAL / "corpus" / "pdf_tables"
+FILINGS = EVAL / "financebench" / "pdfs"
+needs_eval = pytest.mark.skipif(not TABLES.is_dir(), reason="the shared eval data is absent")
+
+
+def tables_of(path: Path) -> tuple[list[list[PdfTable]], PdfTables]:
+    data = path.read_bytes()
+    document = pdfium.PdfDocument(data)
+    finder = PdfTables(data)
+    try:
+        found = []
+        for index in range(len(document)):
+            page = document[index]
+            found.append(finder.on_page(page, index))
+            page.close()
+    finally:
+        finder.close()
+        document.close()
+    return found, finder
+
+
+@needs_eval
+def test_a_ruled_table_with_its_header_and_box() -> None:
+    (page,), finder = tables_of(TABLES / "pdfplumber__table-curves-example.pdf")
+    (table,) = page
+    lines = table.markdown.splitlines()
+    assert lines[0].startswith("| System organ class | Prevention of VTE in adult patients")
+    assert "| Anaemia | Common | Common | Common |" in lines
+    assert (table.rows, table.columns) == (33, 4)
+    x0, y0, x1, y1 = table.bbox  # PDF points, y up, inside the A4 page
+    assert 0 < x0 < x1 < 596 and 0 < y0 < y1 < 843 and y1 - y0 > 500
+    assert finder.warnings == []
+
+
+@needs_eval
+def test_a_paper_table_and_pages_without_grids() -> None:
+    (page,), _ = tables_of(TABLES / "docling__2305.03393v1-pg9.pdf")
+    assert [t.markdown.splitlines()[0] for t in page] == [
+        "| # dec-layers | Language | TEDs |  |  | mAP (0.75) |"
+    ]
+    for name in ("pdfplumber__scotus-transcript-p1.pdf", "unstructured__single_table.pdf"):
+        pages, finder = tables_of(TABLES / name)
+        assert pages == [[]] and finder.searched == 0  # no grid drawn: pdfplumber not asked
+
+
+@needs_eval
+def test_statement_amounts_line_up_under_an_empty_header() -> None:
+    path = FILINGS / "AMCOR_2023Q2_10Q.pdf"
+    if not path.is_file():
+        pytest.skip("the FinanceBench filings are absent")
+    pages, _ = tables_of(path)
+    first = next(table for page in pages for table in page)
+    lines = first.markdown.splitlines()
+    assert lines[0] == "|  |  |  |  |  |"  # the years stand above the ruled grid
+    assert lines[2] == "| Net sales | $ 3,642 | $ 3,507 | $ 7,354 | $ 6,927 |"
+    assert lines[3] == "| Cost of sales | (2,980) | (2,862) | (6,024) | (5,632) |"
+    assert sum(len(page) for page in pages) > 20
+
+
+@needs_eval
+def test_filings_shading_every_cell_are_given_up_on() -> None:
+    path = FILINGS / "3M_2018_10K.pdf"
+    if not path.is_file():
+        pytest.skip("the FinanceBench filings are absent")
+    pages, finder = tables_of(path)
+    assert len(pages) == 160
+    assert finder.searched <= FRUITLESS_PAGES
+
+
+@dataclass(frozen=True)
+class Line:
+    text: str
+    box: tuple[float, float, float, float] | None
+
+
+def table(top: float, bottom: float) -> PdfTable:
+    return PdfTable("| A | B |\n| --- | --- |\n| 1 | 2 |", (50.0, bottom, 500.0, top), 2, 2)
+
+
+def test_lines_inside_a_table_give_way_to_it() -> None:
+    lines = [
+        Line("Intro", (50, 700, 300, 712)),
+        Line("A B", (50, 600, 300, 612)),
+        Line("1 2", (50, 580, 300, 592)),
+        Line("After", (50, 500, 300, 512)),
+        Line("Footer", None),
+    ]
+    grid = table(top=620, bottom=570)
+    runs = list(with_tables(lines, [grid], box=lambda line: line.box))
+    assert runs == [[lines[0]], grid, [lines[3], lines[4]]]
+
+
+def test_a_table_without_text_lines_goes_above_the_first_line_below_it() -> None:
+    lines = [Line("Title", (50, 750, 300, 762)), Line("Below", (50, 400, 300, 412))]
+    grid = table(top=700, bottom=450)
+    assert list(with_tables(lines, [grid], box=lambda line: line.box)) == [
+        [lines[0]],
+        grid,
+        [lines[1]],
+    ]
+    assert list(with_tables([], [grid], box=lambda line: line.box)) == [grid]
+
+
+def test_a_pdf_table_block_chunks_with_its_page_and_box() -> None:
+    grid = table(top=620, bottom=570)
+    blocks = [
+        Block(BlockKind.TEXT, "Intro text on the page.", Locator(page=3)),
+        grid.block(3),
+        Block(BlockKind.TEXT, "After the table.", Locator(page=3)),
+    ]
+    source = Source("pdf01", "/docs/report.pdf", "f" * 64, 1, "pdf")
+    settings = ChunkSettings()
+    chunks = Chunker(WordCounter(), settings).chunk(source, blocks)
+    assert chunks[0].text == "Intro text on the page.\n[Table 1: A, B]\nAfter the table."
+    assert chunks[1].modality is Modality.TABLE and chunks[1].anchor == 0
+    assert chunks[1].locator.page == 3 and chunks[1].locator.bbox == (50.0, 570.0, 500.0, 620.0)
+
+
+class WordCounter:
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
