@@ -132,6 +132,27 @@ def test_video_audio_track_is_decoded(tmp_path: Path) -> None:
     assert 10.5 < recording.seconds < 11.5
 
 
+@pytest.mark.parametrize(
+    ("name", "video", "audio_codec", "kind"),
+    [
+        ("jfk.m4a", None, "aac", "audio"),
+        ("jfk.ogg", None, "libopus", "audio"),
+        ("jfk.mp3", None, "libmp3lame", "audio"),
+        ("jfk.mkv", "mpeg4", "aac", "video"),
+        ("jfk.mov", "mpeg4", "aac", "video"),
+    ],
+)
+def test_containers_are_sniffed_and_decoded(
+    tmp_path: Path, name: str, video: str | None, audio_codec: str, kind: str
+) -> None:
+    clip = make_clip(tmp_path / name, audio_from=JFK, video=video, audio_codec=audio_codec)
+    data = clip.read_bytes()
+    assert ParserRouter(default_parsers()).sniff(data, "upload") == kind
+    recording = decode_audio(data, max_seconds=3600)
+    assert recording.is_video == (kind == "video")
+    assert 10.5 < recording.seconds < 11.5
+
+
 def test_router_sends_audio_and_video_to_the_media_parser() -> None:
     router = ParserRouter(default_parsers())
     assert {"audio", "video"} <= router.media_types
