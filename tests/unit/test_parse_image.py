@@ -214,3 +214,23 @@ def test_ocr_off_does_not_need_tesseract() -> None:
     assert ocr.image_text((IMAGES / "test__phototest.tif").read_bytes()) == ""
     document = ImageParser(ocr).parse((IMAGES / "test__phototest.tif").read_bytes(), name="p")
     assert document.blocks[0].kind == BlockKind.PICTURE
+
+
+def _variants() -> dict[str, Image.Image]:
+    gray = Image.open(IMAGES / "test__phototest.tif").convert("L")
+    ink = Image.eval(gray, lambda value: 255 - value)
+    return {
+        "16-bit": gray.convert("I").point(lambda value: value * 257),
+        "float": gray.convert("F"),
+        "CMYK": gray.convert("CMYK"),
+        "black ink on transparency": Image.merge("LA", (Image.new("L", gray.size, 0), ink)),
+        "1-bit": gray.convert("1"),
+    }
+
+
+@pytest.mark.parametrize("variant", list(_variants()))
+def test_unusual_pixel_formats_are_read(variant: str) -> None:
+    image = _variants()[variant]
+    buffer = io.BytesIO()
+    image.save(buffer, format="TIFF" if variant in ("16-bit", "float", "CMYK") else "PNG")
+    assert "quick brown dog" in Ocr().image_text(buffer.getvalue())

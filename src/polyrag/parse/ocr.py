@@ -261,8 +261,11 @@ def _grayscale(image: Image.Image) -> Image.Image:
         background = PILImage.new("RGBA", rgba.size, (255, 255, 255, 255))
         background.alpha_composite(rgba)
         return background.convert("L")
-    if image.mode in ("I;16", "I;16B", "I;16L", "I", "F"):
-        return image.point(lambda value: value / 256).convert("L")
+    if image.mode in ("I;16", "I;16B", "I;16L", "I;16N", "I", "F"):  # deep scans: stretch to 8 bits
+        wide = image.convert("F") if image.mode != "F" else image
+        low, high = wide.getextrema()
+        scale = 255 / (high - low) if high > low else 1.0
+        return wide.point(lambda value: (value - low) * scale).convert("L")
     return image.convert("L")
 
 
