@@ -263,7 +263,8 @@ def _grayscale(image: Image.Image) -> Image.Image:
         return background.convert("L")
     if image.mode in ("I;16", "I;16B", "I;16L", "I;16N", "I", "F"):  # deep scans: stretch to 8 bits
         wide = image.convert("F") if image.mode != "F" else image
-        low, high = wide.getextrema()
+        extrema = wide.getextrema()  # (min, max) for a one-band image
+        low, high = float(extrema[0]), float(extrema[1])  # type: ignore[arg-type]
         scale = 255 / (high - low) if high > low else 1.0
         return wide.point(lambda value: (value - low) * scale).convert("L")
     return image.convert("L")
