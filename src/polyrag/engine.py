@@ -76,7 +76,7 @@ class Engine:
 
     @cached_property
     def answerer(self) -> Answerer:
-        return Answerer(self.chat, self.settings.answer)
+        return Answerer(self.chat, self.settings.answer, parents=self.store.chunks_by_ordinal)
 
     # -- the pipeline ---------------------------------------------------------------------------
 

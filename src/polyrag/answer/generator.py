@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from polyrag.answer.citations import attribute, cited_numbers, is_refusal, strip_markers, support
-from polyrag.answer.evidence import Evidence, render, select_evidence
+from polyrag.answer.evidence import Evidence, ParentLookup, render, select_evidence
 from polyrag.answer.prompts import prompt
 from polyrag.llm.base import GenerationOptions, Message
 from polyrag.llm.fallback import FallbackChain
@@ -33,9 +33,15 @@ class Draft:
 
 
 class Answerer:
-    def __init__(self, chat: FallbackChain, settings: AnswerSettings) -> None:
+    def __init__(
+        self,
+        chat: FallbackChain,
+        settings: AnswerSettings,
+        parents: ParentLookup | None = None,
+    ) -> None:
         self._chat = chat
         self._settings = settings
+        self._parents = parents  # fetches the text a table or picture hit is shown inside
 
     def answer(
         self,
@@ -54,6 +60,7 @@ class Answerer:
             self._settings.context_tokens,
             self._settings.evidence_items,
             self._settings.min_relative_score,
+            parents=self._parents,
         )
         if not evidence:
             return Draft(REFUSAL, True, (), None, None, "no evidence fits")
