@@ -11,14 +11,16 @@ import re
 import subprocess
 import sys
 import time
+import wave
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from polyrag.errors import ModelFileError
 from polyrag.models.folder import folder_path
 from polyrag.models.registry import WHISPER_BASE
-from polyrag.parse.media import MediaParser
+from polyrag.parse.media import SAMPLE_RATE, MediaParser, decode_audio
 from polyrag.parse.router import ParserRouter, default_parsers
 from polyrag.settings import IngestSettings, MediaSettings
 from polyrag.types import BlockKind
@@ -109,6 +111,41 @@ def test_language_setting_is_used(parser: MediaParser) -> None:
     assert JFK_LINE in words(" ".join(block.text for block in document.blocks))
 
 
+def twice_with_a_pause(path: Path) -> Path:
+    """A 16 kHz mono WAV: jfk.flac, four seconds of silence, jfk.flac again (26 s)."""
+    samples = decode_audio(JFK.read_bytes(), max_seconds=60).samples
+    pause = np.zeros(4 * SAMPLE_RATE, dtype=np.float32)
+    pcm = (np.concatenate([samples, pause, samples]) * 32767).astype("<i2")
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(SAMPLE_RATE)
+        out.writeframes(pcm.tobytes())
+    return path
+
+
+def test_passages_are_cut_at_the_pause(parser: MediaParser, tmp_path: Path) -> None:
+    data = twice_with_a_pause(tmp_path / "twice.wav").read_bytes()
+    short = MediaParser(MediaSettings(passage_seconds=15), model_cache())
+    short._model = parser._loaded_model()  # share the loaded model; only settings differ
+    document = short.parse(data, name="twice.wav")
+    assert len(document.blocks) == 2, [b.locator.describe() for b in document.blocks]
+    first, second = (block.locator.time_span for block in document.blocks)
+    assert first is not None and second is not None
+    assert first[1] <= 12.0 and 14.0 <= second[0] <= 16.0 and second[1] <= 26.5
+    assert all(JFK_LINE in words(block.text) for block in document.blocks)
+
+
+def test_time_limit_keeps_what_was_transcribed(parser: MediaParser, tmp_path: Path) -> None:
+    data = twice_with_a_pause(tmp_path / "twice.wav").read_bytes()
+    hurried = MediaParser(MediaSettings(timeout_s=0.01), model_cache())
+    hurried._model = parser._loaded_model()
+    document = hurried.parse(data, name="twice.wav")
+    assert len(document.blocks) == 1
+    assert "transcription stopped at 0:1" in document.warnings[0]
+    assert "parse.media.timeout_s" in document.warnings[0]
+
+
 def test_model_folder_is_verified_and_repaired(tmp_path: Path) -> None:
     folder = folder_path(WHISPER_BASE, tmp_path)
     assert sorted(p.name for p in folder.iterdir()) == [
@@ -124,7 +161,7 @@ import json, resource, sys, time
 from pathlib import Path
 limit = int(sys.argv[3]) * 2**20
 resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
-from polyrag.parse.media import MediaParser
+from polyrag.parse.media import SAMPLE_RATE, MediaParser, decode_audio
 started = time.perf_counter()
 parser = MediaParser(model_cache=Path(sys.argv[2]))
 document = parser.parse(Path(sys.argv[1]).read_bytes(), name="x")
