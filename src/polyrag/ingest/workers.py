@@ -1,9 +1,10 @@
 """Parsing in worker processes, each job under a time and a memory limit.
 
 The main process embeds and stores while `ParsePool` workers read, fetch, hash, parse and chunk
-sources, so the embedder never waits for a parser. Each worker is a long-lived process started
-from a fork server (safe beside the main process's threads); it builds its parsers once, so
-models held by parsers (speech, OCR) load once per worker. A job that runs past
+sources, so the embedder never waits for a parser. Each worker is a long-lived, freshly started
+interpreter (no fork of the threaded main process, and unlike multiprocessing's spawn it never
+imports the caller's `__main__`, so a script without a main guard may ingest); it builds its
+parsers once, so models held by parsers (speech, OCR) load once per worker. A job that runs past
 `ingest.parse_timeout_s` has its worker killed; a worker may reserve at most
 `ingest.parse_memory_mb` of address space (RLIMIT_AS), so a file that needs more fails. Either
 way the job ends as a one-line failure, a fresh worker takes the dead one's place and the batch
@@ -16,13 +17,15 @@ chunker and its token counter from the settings it is given.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
+import os
 import signal
+import socket
+import subprocess
+import sys
 import time
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from polyrag.chunk.chunker import Chunker
@@ -35,9 +38,7 @@ from polyrag.parse.router import ParserRouter, default_parsers
 from polyrag.settings import Settings
 from polyrag.types import Chunk, Source
 
-# Imported by the fork server before it forks workers: each worker starts with these loaded.
-_PRELOAD = ["polyrag.ingest.workers", "polyrag.parse.router", "polyrag.chunk.chunker"]
-_POLL_S = 0.05
+_WORKER_MAIN = "from polyrag.ingest.workers import main; main()"
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ class ParseResult:
 class _Slot:
     """A worker process and the job it is running."""
 
-    process: BaseProcess
+    process: subprocess.Popen[bytes]
     conn: Connection
     job: ParseJob | None = None
     started: float = 0.0
@@ -99,8 +100,6 @@ class ParsePool:
         self._size = settings.ingest.workers
         self._queue: deque[ParseJob] = deque()
         self._slots: list[_Slot] = []
-        self._context = multiprocessing.get_context("forkserver")
-        self._context.set_forkserver_preload(_PRELOAD)
 
     @property
     def size(self) -> int:
@@ -127,13 +126,11 @@ class ParsePool:
         limit = self._settings.ingest.parse_timeout_s
         now = time.monotonic()
         earliest = min(slot.started for slot in busy) + limit
-        waits = wait(
-            [slot.conn for slot in busy] + [slot.process.sentinel for slot in busy],
-            timeout=max(0.0, min(timeout, earliest - now)),
-        )
+        # A worker that dies closes its end of the socket: its connection turns readable too.
+        waits = wait([slot.conn for slot in busy], timeout=max(0.0, min(timeout, earliest - now)))
         done: list[ParseResult] = []
         for slot in busy:
-            if slot.conn in waits or slot.process.sentinel in waits:
+            if slot.conn in waits:
                 done.append(self._collect(slot))
             elif time.monotonic() - slot.started > limit:
                 done.append(
@@ -173,13 +170,24 @@ class ParsePool:
                 self._queue.appendleft(job)
 
     def _start(self) -> _Slot:
-        ours, theirs = self._context.Pipe(duplex=True)
-        process = self._context.Process(
-            target=_serve, args=(theirs, self._settings), name="polyrag-parse", daemon=True
-        )
-        process.start()
-        theirs.close()
-        slot = _Slot(process, ours)
+        """A fresh interpreter (no fork of this threaded process, no import of its __main__)."""
+        ours, theirs = socket.socketpair()
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-c", _WORKER_MAIN, str(theirs.fileno())],
+                pass_fds=[theirs.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                env=env,
+            )
+        finally:
+            theirs.close()
+        conn = Connection(ours.detach())
+        conn.send(self._settings)
+        slot = _Slot(process, conn)
         self._slots.append(slot)
         return slot
 
@@ -189,8 +197,11 @@ class ParsePool:
         try:
             result: ParseResult = slot.conn.recv()
         except (EOFError, OSError):
-            slot.process.join(timeout=5)
-            return self._fail(slot, _death(slot.process.exitcode, self._settings))
+            try:
+                code: int | None = slot.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                code = None
+            return self._fail(slot, _death(code, self._settings))
         slot.job = None
         if result.error and result.error.startswith(_MEMORY_PREFIX):
             self._retire(slot)  # its heap may be left fragmented; start afresh
@@ -208,9 +219,9 @@ class ParsePool:
 
 
 def _stop(slot: _Slot) -> None:
-    if slot.process.is_alive():
+    if slot.process.poll() is None:
         slot.process.kill()
-    slot.process.join(timeout=5)
+    slot.process.wait()
     slot.conn.close()
 
 
@@ -227,9 +238,14 @@ def _death(exitcode: int | None, settings: Settings) -> str:
 # -- inside a worker process ----------------------------------------------------------------------
 
 
-def _serve(conn: Connection, settings: Settings) -> None:
-    """A worker's life: limit memory, build the parsers once, then run jobs until told to stop."""
+def main() -> None:
+    """A worker's life: limit memory, build the parsers once, then run jobs until told to stop.
+
+    Started as `python -c ... FD`: FD is its end of a socket to the main process, which sends
+    the settings first, then jobs (None: stop)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    conn = Connection(int(sys.argv[1]))
+    settings: Settings = conn.recv()
     _limit_memory(settings.ingest.parse_memory_mb)
     worker = _Worker(settings)
     while True:
