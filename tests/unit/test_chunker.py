@@ -268,10 +268,13 @@ def test_a_deck_is_one_chunk_per_slide_with_tables_and_pictures() -> None:
         Block(BlockKind.PICTURE, "Org chart\nCEO\nCFO", where),
     )
     blocks += [Block(BlockKind.BREAK, "", Locator(slide=3))]
-    blocks += [Block(BlockKind.HEADING, "Slide 3", Locator(slide=3), level=1)]  # title only
+    blocks += [Block(BlockKind.HEADING, "Slide 3", Locator(slide=3), level=1)]  # empty slide
+    blocks += [Block(BlockKind.BREAK, "", Locator(slide=4))]
+    blocks += [Block(BlockKind.HEADING, "Thank you", Locator(slide=4), level=1)]
     chunks = make().chunk(DECK, blocks)
     pages = [c for c in chunks if c.modality is Modality.TEXT]
-    assert [c.locator.slide for c in pages] == [1, 2]  # the title-only slide gives nothing
+    assert [c.locator.slide for c in pages] == [1, 2, 4]  # the empty slide gives nothing
+    assert pages[-1].text == "Thank you"
     assert len(pages[0].text.split()) > 40  # a slide is not cut at max_tokens
     second = pages[1].text.splitlines()
     assert second[0] == "Slide title 2"

@@ -253,8 +253,8 @@ class Chunker:
                 text = f"{picture_title(numbers.pictures)}: " + " ".join(text.split())
                 figures.append(figure)
             units.append(_Unit(text, locator, 0, is_heading=is_heading, separator="\n"))
-        if not figures and all(unit.is_heading for unit in units):
-            return  # a title alone (or an empty slide) answers nothing
+        if not units or (not figures and all(_untitled(unit) for unit in units)):
+            return  # an empty slide: nothing but the "Slide 3" its parser named it
         page_text = "\n".join(unit.text for unit in units)
         if self._count(page_text) > self._settings.page_max_tokens:
             numbers.tables, numbers.pictures = saved
@@ -366,6 +366,12 @@ class _Builder:
             )
         )
         return ordinal
+
+
+def _untitled(unit: _Unit) -> bool:
+    """A heading that only numbers its slide ("Slide 3"), as a parser names an untitled one."""
+    slide = unit.locator.slide
+    return unit.is_heading and slide is not None and unit.text == f"Slide {slide}"
 
 
 def _segments(blocks: Iterable[Block]) -> Iterator[list[Block]]:
