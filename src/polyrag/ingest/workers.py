@@ -302,7 +302,7 @@ class _Worker:
             return ParseResult(job.job_id, sha256=sha, size=len(data), unchanged=True)
         document = router.parse(data, name=name, password=job.password)
         source = Source(sha[:20], job.source_path, sha, len(data), document.media_type)
-        chunks = chunker.chunk(source, document.blocks)
+        chunks = chunker.chunk(source, document.blocks, document.layout)
         if not chunks and not document.attachments:
             raise IngestError("no text found")
         return ParseResult(
