@@ -35,6 +35,7 @@ _TESSERACT_HINT = (
     "or turn OCR off with parse.ocr.enabled = false"
 )
 _LOW_CONFIDENCE = 60.0  # below this mean word confidence, an upside-down page is tried too
+_MIN_FLIP_LETTERS = 20  # a few noisy words (a photo, a logo) are not worth a second pass
 _MIN_REGION_CONFIDENCE = 45.0  # regions read with less are noise (photos, textures)
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1")
 
@@ -132,7 +133,7 @@ class Ocr:
             dpi = max(70, min(1200, round(dpi * scale)))
         words = self._words(binary, gray, dpi, psm=1 if has_osd else 3)
         flipped = False
-        if words and _mean_confidence(words) < _LOW_CONFIDENCE:
+        if _letters(words) >= _MIN_FLIP_LETTERS and _mean_confidence(words) < _LOW_CONFIDENCE:
             upside_down = self._words(binary, gray.rotate(180), dpi, psm=3)
             if _mean_confidence(upside_down) > _mean_confidence(words) + 10:
                 words = [_unflip(word, gray.width, gray.height) for word in upside_down]
@@ -303,6 +304,10 @@ def _mean_confidence(words: list[_Word]) -> float:
     """Mean word confidence, weighted by length (one garbled long word counts for more)."""
     total = sum(len(word.text) for word in words)
     return sum(word.confidence * len(word.text) for word in words) / total if total else 0.0
+
+
+def _letters(words: list[_Word]) -> int:
+    return sum(sum(char.isalnum() for char in word.text) for word in words)
 
 
 def _unflip(word: _Word, width: int, height: int) -> _Word:
