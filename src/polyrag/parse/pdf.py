@@ -14,6 +14,7 @@ layer has no text over them, and each becomes a PICTURE block. Every box is in P
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import re
 import statistics
 from dataclasses import dataclass, field
@@ -77,6 +78,7 @@ class _Reading:
     landscape: list[bool] = field(default_factory=list)
     unread_scans: int = 0  # pages that needed OCR while it is off
     pictures_left: int = 0  # embedded pictures that may still be OCR'd
+    pictures_seen: set[str] = field(default_factory=set)  # digests: a repeated logo is read once
 
 
 class PdfParser:
@@ -168,18 +170,34 @@ class PdfParser:
                 for group in _paragraphs(lines)
             )
             if usable and reading.pictures_left > 0:
-                area = width * height
-                for picture in pictures:
-                    if reading.pictures_left <= 0:
-                        break
-                    if _worth_reading(picture, area, lines, settings.min_picture_px,
-                                      settings.min_picture_area):  # fmt: skip
-                        reading.pictures_left -= 1
-                        block = self._ocr_picture(page, picture, number, reading)
-                        if block is not None:
-                            reading.blocks.append(block)
+                self._read_pictures(page, pictures, lines, number, reading)
         finally:
             page.close()
+
+    def _read_pictures(
+        self,
+        page: pdfium.PdfPage,
+        pictures: list[_Picture],
+        lines: list[_Line],
+        number: int,
+        reading: _Reading,
+    ) -> None:
+        """OCR the page's big pictures that the text layer does not cover, each once."""
+        settings = self._ocr.settings
+        width, height = page.get_size()
+        for picture in pictures:
+            if reading.pictures_left <= 0:
+                return
+            if not _worth_reading(
+                picture, width * height, lines, settings.min_picture_px, settings.min_picture_area
+            ):
+                continue
+            if not _first_sight(picture, reading):
+                continue
+            reading.pictures_left -= 1
+            block = self._ocr_picture(page, picture, number, reading)
+            if block is not None:
+                reading.blocks.append(block)
 
     def _ocr_page(self, page: pdfium.PdfPage, number: int, reading: _Reading) -> list[Block]:
         """OCR a rendered page: one TEXT block per paragraph, boxes in PDF points."""
@@ -290,6 +308,19 @@ def big_images_possible(data: bytes, min_px: int) -> bool:
         if int(width.group(1)) >= min_px and int(height.group(1)) >= min_px:
             return True
     return False
+
+
+def _first_sight(picture: _Picture, reading: _Reading) -> bool:
+    """True the first time this picture's data is met in the document."""
+    try:
+        data = picture.image.get_data(decode_simple=False)
+    except pdfium.PdfiumError:
+        return True
+    digest = hashlib.sha1(bytes(data), usedforsecurity=False).hexdigest()
+    if digest in reading.pictures_seen:
+        return False
+    reading.pictures_seen.add(digest)
+    return True
 
 
 def _at_most(image: Image.Image, bounds: Box, dpi: int) -> tuple[Image.Image, int | None]:
