@@ -135,3 +135,19 @@ def test_a_pdf_table_block_chunks_with_its_page_and_box() -> None:
 class WordCounter:
     def count_tokens(self, text: str) -> int:
         return len(text.split())
+
+
+@needs_eval
+def test_the_pdf_parser_puts_the_table_in_place_of_its_lines() -> None:
+    from polyrag.parse.pdf import PdfParser
+
+    name = "pdfplumber__table-curves-example.pdf"
+    document = PdfParser().parse((TABLES / name).read_bytes(), name=name)
+    kinds = [block.kind for block in document.blocks]
+    assert kinds.count(BlockKind.TABLE) == 1
+    table = document.blocks[kinds.index(BlockKind.TABLE)]
+    assert table.locator.page == 1 and table.locator.bbox is not None
+    caption = document.blocks[kinds.index(BlockKind.TABLE) - 1]
+    assert caption.text == "Table 2: Tabulated adverse reactions"
+    text = "\n".join(b.text for b in document.blocks if b.kind is BlockKind.TEXT)
+    assert "Anaemia" not in text  # the table's cells are not read twice

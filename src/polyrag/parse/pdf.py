@@ -34,6 +34,7 @@ from polyrag.errors import (
 )
 from polyrag.parse.base import Document, Layout
 from polyrag.parse.ocr import Ocr, OcrResult
+from polyrag.parse.pdf_tables import PdfTable, PdfTables, with_tables
 from polyrag.parse.protected import WRONG_PASSWORD_HINT
 from polyrag.types import Block, BlockKind, Locator
 
@@ -79,13 +80,14 @@ class _Reading:
     unread_scans: int = 0  # pages that needed OCR while it is off
     pictures_left: int = 0  # embedded pictures that may still be OCR'd
     pictures_seen: set[str] = field(default_factory=set)  # digests: a repeated logo is read once
+    tables: PdfTables | None = None  # finds ruled tables (parse/pdf_tables.py)
 
 
 class PdfParser:
     """Born-digital, scanned and mixed PDFs; pages without a usable text layer are OCR'd."""
 
     media_types = frozenset({"pdf"})
-    version = "2"
+    version = "3"
 
     def __init__(self, ocr: Ocr | None = None) -> None:
         self._ocr = ocr if ocr is not None else Ocr()
@@ -111,6 +113,7 @@ class PdfParser:
             reading = _Reading(pictures_left=settings.max_pictures)
         else:
             reading = _Reading(pictures_left=0)
+        reading.tables = PdfTables(data)
         for index in range(page_count):
             number = index + 1
             if index:
@@ -119,6 +122,8 @@ class PdfParser:
                 self._read_page(document, index, reading)
             except pdfium.PdfiumError as exc:
                 reading.warnings.append(f"page {number} could not be read: {_reason(exc)}")
+        reading.tables.close()
+        reading.warnings.extend(reading.tables.warnings)
         if not any(block.text for block in reading.blocks):
             if page_count == 0:
                 raise EmptyFileError("the PDF has no pages")
@@ -165,10 +170,15 @@ class PdfParser:
                         reading.chars.append(sum(_alnum(b.text) for b in ocr_blocks))
                         return
             reading.chars.append(chars)
-            reading.blocks.extend(
-                Block(BlockKind.TEXT, _reflow(group), _locator(number, group))
-                for group in _paragraphs(lines)
-            )
+            tables = reading.tables.on_page(page, index) if reading.tables and usable else []
+            for run in with_tables(lines, tables, box=lambda line: line.box):
+                if isinstance(run, PdfTable):  # a table, where its lines stood
+                    reading.blocks.append(run.block(number))
+                    continue
+                reading.blocks.extend(
+                    Block(BlockKind.TEXT, _reflow(group), _locator(number, group))
+                    for group in _paragraphs(run)
+                )
             if usable and reading.pictures_left > 0:
                 self._read_pictures(page, pictures, lines, number, reading)
         finally:
