@@ -134,10 +134,11 @@ class IngestSettings(_Section):
         600, gt=0, description="A file whose parsing takes longer fails; its worker is replaced."
     )
     parse_memory_mb: int = Field(
-        3072,
+        2048,
         ge=256,
         description="Address space a parse worker may reserve (RLIMIT_AS); a file that needs "
-        "more fails and its worker is replaced.",
+        "more fails and its worker is replaced. Reading the whole evaluation corpus (OCR, "
+        "speech, PDFs) reserved at most 1.33 GB.",
     )
     watch_interval_s: float = Field(
         1.0, gt=0, description="How often `ingest --watch` looks for changed files."

@@ -181,3 +181,30 @@ def test_chat_rewrites_follow_ups(home: Path, ingested: dict[str, Any]) -> None:
     understood = [line for line in done.stdout.splitlines() if "understood as:" in line]
     assert understood and "Roberts" in understood[0], done.stdout
     assert "1968" in done.stdout and "Norwich" in done.stdout
+
+
+def test_password_sync_and_attachments_listed_under_their_message(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    locked = CORPUS / "pdf_encrypted/pdfplumber__password-example.pdf"  # password: test
+    refused = polyrag(home, "ingest", str(locked), check=False)
+    assert refused.returncode == 1 and "pass --password" in refused.stderr
+    opened = polyrag_json(home, "ingest", str(locked), "--password", "test")
+    assert [Path(item["path"]).name for item in opened["ingested"]] == [locked.name]
+
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    shutil.copy(CORPUS / "email/unstructured__fake-email-attachment.eml", folder / "m.eml")
+    synced = polyrag_json(home, "sync", str(folder))
+    message = str((folder / "m.eml").resolve())
+    assert {item["path"] for item in synced["ingested"]} == {
+        message,
+        f"{message}#fake-attachment.txt",
+    }
+    listing = polyrag(home, "sources", "list").stdout
+    assert f"{message}  (1 file inside)" in listing and "  └ fake-attachment.txt" in listing
+    (folder / "m.eml").unlink()
+    gone = polyrag_json(home, "sync", str(folder))
+    assert {item["path"] for item in gone["removed"]} == {message, f"{message}#fake-attachment.txt"}
+    assert gone["ingested"] == [] and gone["failed"] == []
+    listed = polyrag_json(home, "sources", "list")["sources"]
+    assert [Path(source["path"]).name for source in listed] == [locked.name]

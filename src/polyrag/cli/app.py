@@ -255,7 +255,7 @@ def sources_list(home: HomeOption = None, as_json: JsonOption = False) -> None:
     def show(entry: Entry, depth: int) -> None:
         status = "" if entry.status == "indexed" else f" [{entry.status}]"
         inside = children.get(entry.path, [])
-        count = f"  ({len(inside)} files inside)" if inside else ""
+        count = f"  ({len(inside)} file{'s' if len(inside) > 1 else ''} inside)" if inside else ""
         name = entry.path if depth == 0 else "  " * depth + "└ " + entry.path.rsplit("#", 1)[-1]
         out.print(
             f"{entry.source_id[:12]}  {entry.chunks:5d} chunks  {name}{count}{status}",

@@ -388,7 +388,7 @@ class Ingestor:
             {"path": path, "error": error} for path, error in family.failures
         ]
         inside = len(entries) - 1 + len(kept)
-        detail = f"{len(chunks)} chunks" + (f", {inside} files inside" if inside else "")
+        detail = f"{len(chunks)} chunks" + (f", {inside} inside" if inside else "")
         pages = sum(entry.pages for entry in entries)
         return _Outcome(root, "ingested", detail, ingested, failed, pages)
 
