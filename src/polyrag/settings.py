@@ -203,6 +203,13 @@ class OcrSettings(_Section):
         30, ge=0, description="Embedded pictures OCR'd per document at most."
     )
     timeout_s: float = Field(120.0, gt=0, description="Seconds tesseract may spend on one image.")
+    workers: int = Field(
+        2,
+        ge=1,
+        le=16,
+        description="Scanned pages OCR'd at once, each by its own single-threaded tesseract "
+        "process (one per core).",
+    )
 
 
 class VisionSettings(_Section):

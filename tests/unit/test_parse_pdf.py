@@ -150,6 +150,36 @@ def test_scanned_pdf_is_ocred_upright_with_boxes_in_points(name: str) -> None:
 
 
 @needs_tesseract
+def test_pages_of_a_multi_page_scan_are_ocred_together_and_kept_in_order() -> None:
+    import io
+
+    import pypdfium2 as pdfium
+
+    scan = pdfium.PdfDocument.new()
+    for name in (
+        "docling__ocr_test_rotated_180.pdf",
+        "pdfjs__scan-bad.pdf",
+        "docling__ocr_test.pdf",
+    ):
+        scan.import_pages(pdfium.PdfDocument(CORPUS / "pdf_scanned" / name))
+    buffer = io.BytesIO()
+    scan.save(buffer)
+    document = PdfParser(Ocr(OcrSettings(workers=2))).parse(buffer.getvalue(), name="scan.pdf")
+    assert document.pages == 3
+    kinds = [(b.kind, b.locator.page) for b in document.blocks]
+    assert kinds.index((BlockKind.BREAK, 2)) < kinds.index((BlockKind.BREAK, 3))
+    pages = {
+        n: " ".join(b.text for b in document.blocks if b.locator.page == n and b.text)
+        for n in (1, 2, 3)
+    }
+    assert pages[1].startswith("Docling bundles") and pages[3].startswith("Docling bundles")
+    assert "pdf.js" in pages[2]
+    first = next(b for b in document.blocks if b.locator.page == 1).locator.bbox
+    last = next(b for b in document.blocks if b.locator.page == 3 and b.text).locator.bbox
+    assert first == pytest.approx(last, abs=3)
+
+
+@needs_tesseract
 def test_scan_turned_against_its_page_rotation_is_read() -> None:
     document = _scanned("docling__sample_with_rotation_mismatch.pdf")
     text = " ".join(b.text for b in document.blocks)

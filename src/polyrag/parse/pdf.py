@@ -17,6 +17,7 @@ import ctypes
 import hashlib
 import re
 import statistics
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
@@ -80,6 +81,8 @@ class _Reading:
     unread_scans: int = 0  # pages that needed OCR while it is off
     pictures_left: int = 0  # embedded pictures that may still be OCR'd
     pictures_seen: set[str] = field(default_factory=set)  # digests: a repeated logo is read once
+    pending: list[_PendingPage] = field(default_factory=list)  # scanned pages being OCR'd
+    pool: ThreadPoolExecutor | None = None  # runs tesseract on several pages at once
     tables: PdfTables | None = None  # finds ruled tables (parse/pdf_tables.py)
 
 
@@ -114,14 +117,19 @@ class PdfParser:
         else:
             reading = _Reading(pictures_left=0)
         reading.tables = PdfTables(data)
-        for index in range(page_count):
-            number = index + 1
-            if index:
-                reading.blocks.append(Block(BlockKind.BREAK, "", Locator(page=number)))
-            try:
-                self._read_page(document, index, reading)
-            except pdfium.PdfiumError as exc:
-                reading.warnings.append(f"page {number} could not be read: {_reason(exc)}")
+        try:
+            for index in range(page_count):
+                number = index + 1
+                if index:
+                    reading.blocks.append(Block(BlockKind.BREAK, "", Locator(page=number)))
+                try:
+                    self._read_page(document, index, reading)
+                except pdfium.PdfiumError as exc:
+                    reading.warnings.append(f"page {number} could not be read: {_reason(exc)}")
+            _place_ocr_pages(reading)
+        finally:
+            if reading.pool is not None:
+                reading.pool.shutdown(wait=True, cancel_futures=True)
         reading.tables.close()
         reading.warnings.extend(reading.tables.warnings)
         if not any(block.text for block in reading.blocks):
@@ -164,11 +172,12 @@ class PdfParser:
                 if not settings.enabled:
                     reading.unread_scans += 1
                 else:
-                    ocr_blocks = self._ocr_page(page, number, reading)
-                    if ocr_blocks:
-                        reading.blocks.extend(ocr_blocks)
-                        reading.chars.append(sum(_alnum(b.text) for b in ocr_blocks))
-                        return
+                    weak = [
+                        Block(BlockKind.TEXT, _reflow(group), _locator(number, group))
+                        for group in _paragraphs(lines)
+                    ]
+                    self._start_ocr(page, number, reading, weak)
+                    return
             reading.chars.append(chars)
             tables = reading.tables.on_page(page, index) if reading.tables and usable else []
             for run in with_tables(lines, tables, box=lambda line: line.box):
@@ -209,24 +218,28 @@ class PdfParser:
             if block is not None:
                 reading.blocks.append(block)
 
-    def _ocr_page(self, page: pdfium.PdfPage, number: int, reading: _Reading) -> list[Block]:
-        """OCR a rendered page: one TEXT block per paragraph, boxes in PDF points."""
+    def _start_ocr(
+        self, page: pdfium.PdfPage, number: int, reading: _Reading, weak: list[Block]
+    ) -> None:
+        """Render a page and hand it to tesseract; its blocks are placed when it is done.
+
+        Up to `ocr.workers` pages are OCR'd at once (one tesseract process each), while the
+        next page is rendered: a page waits only when all of them are busy.
+        """
         settings = self._ocr.settings
         width, height = page.get_size()
         scale = min(settings.page_dpi / 72, settings.max_image_side / max(width, height, 1.0))
         bitmap = page.render(scale=scale, grayscale=True)
-        image = bitmap.to_pil()  # shares the bitmap's memory: `bitmap` stays referenced
-        try:
-            result = self._ocr.read(image, dpi=round(scale * 72))
-        except PolyragError as exc:
-            if not isinstance(exc, ParseError):
-                raise  # tesseract or a language pack is missing: the user must know
-            reading.warnings.append(f"page {number}: {exc.one_line()}")
-            return []
-        return [
-            Block(BlockKind.TEXT, region.text, Locator(page=number, bbox=box))
-            for region, box in zip(result.regions, _page_boxes(page, result), strict=True)
-        ]
+        image = bitmap.to_pil().copy()  # its own pixels: the bitmap is freed with the page
+        if reading.pool is None:
+            reading.pool = ThreadPoolExecutor(settings.workers, thread_name_prefix="ocr")
+        busy = [pending.result for pending in reading.pending if not pending.result.done()]
+        if len(busy) >= settings.workers:
+            wait(busy[:1])
+        result = reading.pool.submit(self._ocr.read, image, dpi=round(scale * 72))
+        reading.pending.append(
+            _PendingPage(number, len(reading.blocks), result, _Transform.of(page, image.size), weak)
+        )
 
     def _ocr_picture(
         self, page: pdfium.PdfPage, picture: _Picture, number: int, reading: _Reading
@@ -252,6 +265,79 @@ class PdfParser:
         left, bottom, right, top = picture.bounds
         box = (round(left, 1), round(bottom, 1), round(right, 1), round(top, 1))
         return Block(BlockKind.PICTURE, text, Locator(page=number, bbox=box))
+
+
+@dataclass(frozen=True)
+class _Transform:
+    """Maps pixels of a rendered page (y down) to PDF points (y up), whatever its /Rotate."""
+
+    origin: tuple[float, float]  # where pixel (0, 0) is on the page
+    across: tuple[float, float]  # the page vector from pixel (0, 0) to (width, 0)
+    down: tuple[float, float]  # and to (0, height)
+    size: tuple[int, int]
+
+    @classmethod
+    def of(cls, page: pdfium.PdfPage, size: tuple[int, int]) -> _Transform:
+        width, height = size
+        x, y = ctypes.c_double(), ctypes.c_double()
+
+        def point(px: int, py: int) -> tuple[float, float]:
+            pdfium_c.FPDF_DeviceToPage(page.raw, 0, 0, width, height, 0, px, py, x, y)
+            return x.value, y.value
+
+        origin, right, bottom = point(0, 0), point(width, 0), point(0, height)
+        return cls(
+            origin,
+            (right[0] - origin[0], right[1] - origin[1]),
+            (bottom[0] - origin[0], bottom[1] - origin[1]),
+            size,
+        )
+
+    def box(self, pixels: tuple[int, int, int, int]) -> Box:
+        corners = [self._point(pixels[0], pixels[1]), self._point(pixels[2], pixels[3])]
+        (x0, y0), (x1, y1) = corners
+        return (round(min(x0, x1), 1), round(min(y0, y1), 1), round(max(x0, x1), 1),
+                round(max(y0, y1), 1))  # fmt: skip
+
+    def _point(self, px: float, py: float) -> tuple[float, float]:
+        u, v = px / max(self.size[0], 1), py / max(self.size[1], 1)
+        return (
+            self.origin[0] + u * self.across[0] + v * self.down[0],
+            self.origin[1] + u * self.across[1] + v * self.down[1],
+        )
+
+
+@dataclass
+class _PendingPage:
+    """A scanned page handed to tesseract, and where its blocks go."""
+
+    number: int
+    position: int  # index in the document's blocks where the page's blocks belong
+    result: Future[OcrResult]
+    transform: _Transform
+    weak: list[Block]  # the page's own scant text, kept when OCR finds nothing
+
+
+def _place_ocr_pages(reading: _Reading) -> None:
+    """Wait for the OCR'd pages and put their blocks in place (last first: indexes hold)."""
+    placed: list[tuple[int, list[Block]]] = []
+    for pending in reading.pending:
+        try:
+            result = pending.result.result()
+        except ParseError as exc:  # a page OCR could not read; other errors concern the user
+            reading.warnings.append(f"page {pending.number}: {exc.one_line()}")
+            blocks = pending.weak
+        else:
+            blocks = [
+                Block(BlockKind.TEXT, region.text,
+                      Locator(page=pending.number, bbox=pending.transform.box(region.box)))
+                for region in result.regions
+            ] or pending.weak  # fmt: skip
+        reading.chars.append(sum(_alnum(block.text) for block in blocks))
+        placed.append((pending.position, blocks))
+    for position, blocks in reversed(placed):
+        reading.blocks[position:position] = blocks
+    reading.pending.clear()
 
 
 @dataclass
@@ -370,23 +456,6 @@ def _worth_reading(
             if covered >= _COVERED_CHARS:
                 return False
     return True
-
-
-def _page_boxes(page: pdfium.PdfPage, result: OcrResult) -> list[Box]:
-    """OCR boxes (pixels of the rendered page, y down) as PDF points (y up), /Rotate undone."""
-    boxes: list[Box] = []
-    x, y = ctypes.c_double(), ctypes.c_double()
-    for region in result.regions:
-        corners = []
-        for px, py in ((region.box[0], region.box[1]), (region.box[2], region.box[3])):
-            pdfium_c.FPDF_DeviceToPage(page.raw, 0, 0, result.width, result.height, 0, px, py, x, y)
-            corners.append((x.value, y.value))
-        (x0, y0), (x1, y1) = corners
-        boxes.append(
-            (round(min(x0, x1), 1), round(min(y0, y1), 1), round(max(x0, x1), 1),
-             round(max(y0, y1), 1))
-        )  # fmt: skip
-    return boxes
 
 
 def _layout(reading: _Reading) -> Layout:
