@@ -240,3 +240,12 @@ def test_unusual_pixel_formats_are_read(variant: str) -> None:
     buffer = io.BytesIO()
     image.save(buffer, format="TIFF" if variant in ("16-bit", "float", "CMYK") else "PNG")
     assert "quick brown dog" in Ocr().image_text(buffer.getvalue())
+
+
+def test_ocr_time_limit_is_a_warning_and_the_picture_is_kept() -> None:
+    parser = ImageParser(Ocr(OcrSettings(timeout_s=0.05)))
+    document = parser.parse((IMAGES / "test__8071_093.3B.tif").read_bytes(), name="page.tif")
+    (block,) = document.blocks
+    assert block.kind == BlockKind.PICTURE and "3312×2550 pixels, TIFF" in block.text
+    (warning,) = document.warnings
+    assert "OCR took longer than 0.05 s" in warning

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from polyrag.errors import CorruptFileError, PolyragError
+from polyrag.errors import CorruptFileError, ParseError, PolyragError
 from polyrag.parse.base import Document
 from polyrag.parse.ocr import Ocr, open_image
 from polyrag.types import Block, BlockKind, Locator
@@ -83,9 +83,9 @@ class ImageParser:
             try:
                 result = self._ocr.read(image)
             except PolyragError as exc:
-                if not isinstance(exc, CorruptFileError):
-                    raise  # missing tesseract or language pack, OCR time limit
-                warnings.append(_where(page) + exc.one_line())
+                if not isinstance(exc, ParseError):
+                    raise  # tesseract or a language pack is missing: the user must install it
+                warnings.append(_where(page) + exc.one_line())  # OCR failed or took too long
             else:
                 blocks = [
                     Block(BlockKind.TEXT, region.text, Locator(page=page, bbox=_box(region.box)))
