@@ -99,7 +99,7 @@ def test_an_image_gets_the_models_description(vision_server: VisionServer) -> No
     document = router.parse(photo(), "flower.jpg")
     (block,) = document.blocks
     assert block.kind == BlockKind.PICTURE
-    assert block.text == f"Picture flower.jpg (480×360 JPEG): {DESCRIPTION}"
+    assert block.text == f"flower.jpg (480×360 JPEG image): {DESCRIPTION}"
     (request,) = vision_server.requests
     assert request["path"] == "/v1/chat/completions"
     assert request["json"]["model"] == "tiny-vision"

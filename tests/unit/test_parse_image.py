@@ -107,8 +107,9 @@ def test_photo_without_text_becomes_a_picture_block_with_exif_facts() -> None:
     document = ParserRouter().parse((IMAGES / "unstructured__example.jpg").read_bytes(), "e.jpg")
     (block,) = document.blocks
     assert block.kind == BlockKind.PICTURE
-    assert "e.jpg" in block.text and "480×360" in block.text and "JPEG" in block.text
+    assert block.text.startswith("e.jpg: 480×360 pixels, JPEG image, no readable text")
     assert "taken 2003-12-14 12:01:44" in block.text
+    assert "camera Canon PowerShot S40" in block.text  # the model already names the make
 
 
 def test_exif_camera_and_gps_are_described() -> None:
@@ -212,7 +213,7 @@ def test_missing_language_pack_is_an_install_hint() -> None:
 def test_ocr_off_keeps_the_image_as_a_picture() -> None:
     parser = ImageParser(Ocr(OcrSettings(enabled=False)))
     (block,) = parser.parse((IMAGES / "test__phototest.tif").read_bytes(), name="p.tif").blocks
-    assert block.kind == BlockKind.PICTURE and "640×480 pixels, TIFF" in block.text
+    assert block.kind == BlockKind.PICTURE and "640×480 pixels, TIFF image" in block.text
 
 
 def test_ocr_off_does_not_need_tesseract() -> None:
@@ -246,6 +247,6 @@ def test_ocr_time_limit_is_a_warning_and_the_picture_is_kept() -> None:
     parser = ImageParser(Ocr(OcrSettings(timeout_s=0.05)))
     document = parser.parse((IMAGES / "test__8071_093.3B.tif").read_bytes(), name="page.tif")
     (block,) = document.blocks
-    assert block.kind == BlockKind.PICTURE and "3312×2550 pixels, TIFF" in block.text
+    assert block.kind == BlockKind.PICTURE and "3312×2550 pixels, TIFF image" in block.text
     (warning,) = document.warnings
     assert "OCR took longer than 0.05 s" in warning

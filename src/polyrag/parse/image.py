@@ -99,7 +99,7 @@ class ImageParser:
                 warnings.append(_where(page) + "no picture description: " + exc.one_line())
         width, height = image.size
         if description:
-            text = f"Picture {label} ({width}×{height} {image_format}): {description}"
+            text = f"{label} ({width}×{height} {image_format} image): {description}"
             blocks.insert(0, Block(BlockKind.PICTURE, text, Locator(page=page)))
         elif not blocks:
             blocks.append(
@@ -128,7 +128,7 @@ def _where(page: int | None) -> str:
 def _placeholder(image: Image.Image, label: str, image_format: str) -> str:
     """What can be said of a picture with no readable text: name, size, format, EXIF facts."""
     width, height = image.size
-    parts = [f"Picture {label}: {width}×{height} pixels, {image_format}, no readable text"]
+    parts = [f"{label}: {width}×{height} pixels, {image_format} image, no readable text"]
     parts.extend(_exif_facts(image))
     return "; ".join(parts) + "."
 
@@ -146,9 +146,9 @@ def _exif_facts(image: Image.Image) -> list[str]:
     taken = details.get(_DATETIME_ORIGINAL) or exif.get(_DATETIME)
     if isinstance(taken, str) and taken.strip("\x00 "):
         facts.append(f"taken {_exif_date(taken.strip(chr(0) + ' '))}")
-    camera = " ".join(
-        str(exif.get(tag, "")).strip("\x00 ") for tag in (_MAKE, _MODEL) if exif.get(tag)
-    )
+    make = str(exif.get(_MAKE, "")).strip("\x00 ")
+    model = str(exif.get(_MODEL, "")).strip("\x00 ")
+    camera = model if model.lower().startswith(make.lower()) else f"{make} {model}".strip()
     if camera:
         facts.append(f"camera {camera}")
     try:
