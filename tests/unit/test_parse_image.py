@@ -250,3 +250,14 @@ def test_ocr_time_limit_is_a_warning_and_the_picture_is_kept() -> None:
     assert block.kind == BlockKind.PICTURE and "3312×2550 pixels, TIFF image" in block.text
     (warning,) = document.warnings
     assert "OCR took longer than 0.05 s" in warning
+
+
+def test_an_oversized_page_of_a_tiff_is_skipped_with_a_warning() -> None:
+    small = Image.open(IMAGES / "test__phototest.tif").convert("L")
+    big = Image.new("L", (3000, 3000), 255)
+    buffer = io.BytesIO()
+    small.save(buffer, format="TIFF", save_all=True, append_images=[big, small])
+    document = ImageParser(max_image_pixels=5_000_000).parse(buffer.getvalue(), name="s.tif")
+    assert document.pages == 3
+    assert {b.locator.page for b in document.blocks if b.text} == {1, 3}
+    assert document.warnings == ("page 2 could not be read: 3000×3000 pixels is over the limit",)

@@ -55,6 +55,8 @@ class ImageParser:
             number = index + 1 if paged else None
             try:
                 image.seek(index)
+                if image.width * image.height > self._max_pixels:  # each TIFF page has its own
+                    raise ValueError(f"{image.width}×{image.height} pixels is over the limit")
                 image.load()
             except (OSError, ValueError, EOFError) as exc:
                 if index == 0:
