@@ -31,7 +31,6 @@ from polyrag.errors import (
     EmptyFileError,
     EncryptedFileError,
     ParseError,
-    PolyragError,
 )
 from polyrag.parse.base import Document, Layout
 from polyrag.parse.ocr import Ocr, OcrResult
@@ -214,9 +213,7 @@ class PdfParser:
             if not _first_sight(picture, reading):
                 continue
             reading.pictures_left -= 1
-            block = self._ocr_picture(page, picture, number, reading)
-            if block is not None:
-                reading.blocks.append(block)
+            self._start_picture(page, picture, number, reading)
 
     def _start_ocr(
         self, page: pdfium.PdfPage, number: int, reading: _Reading, weak: list[Block]
@@ -231,40 +228,38 @@ class PdfParser:
         scale = min(settings.page_dpi / 72, settings.max_image_side / max(width, height, 1.0))
         bitmap = page.render(scale=scale, grayscale=True)
         image = bitmap.to_pil().copy()  # its own pixels: the bitmap is freed with the page
-        if reading.pool is None:
-            reading.pool = ThreadPoolExecutor(settings.workers, thread_name_prefix="ocr")
-        busy = [pending.result for pending in reading.pending if not pending.result.done()]
-        if len(busy) >= settings.workers:
-            wait(busy[:1])
-        result = reading.pool.submit(self._ocr.read, image, dpi=round(scale * 72))
-        reading.pending.append(
-            _PendingPage(number, len(reading.blocks), result, _Transform.of(page, image.size), weak)
-        )
+        result = self._submit(reading, image, round(scale * 72))
+        transform = _Transform.of(page, image.size)
+        reading.pending.append(_PendingPage(number, len(reading.blocks), result, transform, weak))
 
-    def _ocr_picture(
+    def _start_picture(
         self, page: pdfium.PdfPage, picture: _Picture, number: int, reading: _Reading
-    ) -> Block | None:
-        """OCR one embedded picture; a PICTURE block when it carries text."""
+    ) -> None:
+        """Extract one embedded picture and hand it to tesseract; placed when it is done."""
         if picture.pixels[0] * picture.pixels[1] > self._ocr.max_image_pixels:
-            return None
+            return
         try:
             bitmap = picture.image.get_bitmap(render=True)
             image = bitmap.to_pil()  # may share the bitmap's memory: `bitmap` stays referenced
             image, dpi = _at_most(image, picture.bounds, self._ocr.settings.page_dpi)
-            text = self._ocr.read(image, dpi=dpi).text
+            image = image.copy()  # its own pixels for the OCR thread
         except pdfium.PdfiumError as exc:
             reading.warnings.append(f"page {number}: a picture could not be read: {_reason(exc)}")
-            return None
-        except PolyragError as exc:
-            if not isinstance(exc, ParseError):
-                raise
-            reading.warnings.append(f"page {number}: a picture: {exc.one_line()}")
-            return None
-        if _alnum(text) < _MIN_PICTURE_CHARS:
-            return None
+            return
         left, bottom, right, top = picture.bounds
         box = (round(left, 1), round(bottom, 1), round(right, 1), round(top, 1))
-        return Block(BlockKind.PICTURE, text, Locator(page=number, bbox=box))
+        result = self._submit(reading, image, dpi)
+        reading.pending.append(_PendingPage(number, len(reading.blocks), result, picture=box))
+
+    def _submit(self, reading: _Reading, image: Image.Image, dpi: int | None) -> Future[OcrResult]:
+        """OCR `image` in the pool, after waiting while `ocr.workers` images are being read."""
+        workers = self._ocr.settings.workers
+        if reading.pool is None:
+            reading.pool = ThreadPoolExecutor(workers, thread_name_prefix="ocr")
+        busy = [pending.result for pending in reading.pending if not pending.result.done()]
+        if len(busy) >= workers:
+            wait(busy[:1])
+        return reading.pool.submit(self._ocr.read, image, dpi=dpi)
 
 
 @dataclass(frozen=True)
@@ -309,13 +304,14 @@ class _Transform:
 
 @dataclass
 class _PendingPage:
-    """A scanned page handed to tesseract, and where its blocks go."""
+    """A scanned page or an embedded picture handed to tesseract, and where its blocks go."""
 
     number: int
     position: int  # index in the document's blocks where the page's blocks belong
     result: Future[OcrResult]
-    transform: _Transform
-    weak: list[Block]  # the page's own scant text, kept when OCR finds nothing
+    transform: _Transform | None = None  # a whole page: where its pixels are on the page
+    weak: list[Block] = field(default_factory=list)  # its scant text layer, if OCR finds none
+    picture: Box | None = None  # an embedded picture: its place on the page
 
 
 def _place_ocr_pages(reading: _Reading) -> None:
@@ -325,19 +321,41 @@ def _place_ocr_pages(reading: _Reading) -> None:
         try:
             result = pending.result.result()
         except ParseError as exc:  # a page OCR could not read; other errors concern the user
-            reading.warnings.append(f"page {pending.number}: {exc.one_line()}")
+            what = "a picture: " if pending.picture is not None else ""
+            reading.warnings.append(f"page {pending.number}: {what}{exc.one_line()}")
             blocks = pending.weak
         else:
-            blocks = [
-                Block(BlockKind.TEXT, region.text,
-                      Locator(page=pending.number, bbox=pending.transform.box(region.box)))
-                for region in result.regions
-            ] or pending.weak  # fmt: skip
-        reading.chars.append(sum(_alnum(block.text) for block in blocks))
+            blocks = (
+                _picture_blocks(pending, result)
+                if pending.picture
+                else _page_blocks(pending, result)
+            )
+        if pending.picture is None:
+            reading.chars.append(sum(_alnum(block.text) for block in blocks))
         placed.append((pending.position, blocks))
     for position, blocks in reversed(placed):
         reading.blocks[position:position] = blocks
     reading.pending.clear()
+
+
+def _page_blocks(pending: _PendingPage, result: OcrResult) -> list[Block]:
+    """A scanned page's paragraphs with their boxes in PDF points."""
+    transform = pending.transform
+    if transform is None:
+        return pending.weak
+    return [
+        Block(BlockKind.TEXT, region.text,
+              Locator(page=pending.number, bbox=transform.box(region.box)))
+        for region in result.regions
+    ] or pending.weak  # fmt: skip
+
+
+def _picture_blocks(pending: _PendingPage, result: OcrResult) -> list[Block]:
+    """An embedded picture's text as one PICTURE block, when it is more than a logo's noise."""
+    text = result.text
+    if _alnum(text) < _MIN_PICTURE_CHARS:
+        return []
+    return [Block(BlockKind.PICTURE, text, Locator(page=pending.number, bbox=pending.picture))]
 
 
 @dataclass
