@@ -241,14 +241,62 @@ class Profile:
     answers: int | None  # office-qa questions; None = all
     scifact_queries: int | None  # per split; None = all
     qa: dict[str, int]  # question set → sample size
+    scans: int | None  # scanned PDFs from the corpus to OCR; None = all
+    recordings: int | None  # recordings with speech from the corpus to transcribe; None = all
 
 
 PROFILES = {
-    "full": Profile("full", (10_000, 100_000, 1_000_000), 200, None, None, None, QA_SAMPLES),
-    "quick": Profile("quick", (10_000,), 50, 5, 4, 50, {name: 3 for name in QA_SAMPLES}),
+    "full": Profile(
+        "full", (10_000, 100_000, 1_000_000), 200, None, None, None, QA_SAMPLES, None, None
+    ),
+    "quick": Profile("quick", (10_000,), 50, 5, 4, 50, {name: 3 for name in QA_SAMPLES}, 3, 1),
     # The suite's own test: every section runs, on the least data that exercises it.
-    "tiny": Profile("tiny", (1_000,), 5, 1, 1, None, {"office-qa": 1, "squad2": 1}),
+    "tiny": Profile("tiny", (1_000,), 5, 1, 1, None, {"office-qa": 1, "squad2": 1}, 1, 1),
 }
+
+
+SCANS = SHARED / "corpus" / "pdf_scanned"
+# The corpus recordings that hold speech (the others are silence and music).
+RECORDINGS = ("whisper__jfk.flac", "docling__sample_10s.mp3", "docling__sample_10s_audio-wav.wav")
+
+
+def bench_media(scans: int | None, recordings: int | None) -> dict[str, Any]:
+    """Parsing alone, models loaded: OCR pages/s of the corpus' scanned PDFs (only pages without
+    a text layer are OCR'd) and the real-time factor of speech-to-text on its recordings."""
+    import av
+
+    from polyrag.errors import PolyragError
+    from polyrag.parse.router import ParserRouter, default_parsers
+    from polyrag.settings import load_settings
+
+    settings = load_settings(tempfile.mkdtemp(prefix="polyrag-bench-"))
+    router = ParserRouter(default_parsers(settings.parse, settings.model_cache))
+    pdfs = sorted(SCANS.glob("*.pdf"))[:scans]
+    pages, started = 0, time.perf_counter()
+    for pdf in pdfs:
+        try:
+            pages += router.parse(pdf.read_bytes(), pdf.name).pages
+        except PolyragError:  # a scan with nothing legible still took its time
+            pages += 1
+    scan_seconds = time.perf_counter() - started
+    audio = [SHARED / "corpus" / "audio" / name for name in RECORDINGS[:recordings]]
+    router.parse(audio[0].read_bytes(), audio[0].name)  # load the speech model once
+    spoken, started = 0.0, time.perf_counter()
+    for path in audio:
+        with av.open(str(path)) as container:
+            spoken += float(container.duration or 0) / av.time_base
+        router.parse(path.read_bytes(), path.name)
+    audio_seconds = time.perf_counter() - started
+    return {
+        "scanned_pdfs": len(pdfs),
+        "scanned_pages": pages,
+        "scan_seconds": scan_seconds,
+        "scan_pages_per_s": pages / scan_seconds,
+        "recordings": len(audio),
+        "audio_seconds": spoken,
+        "transcribe_seconds": audio_seconds,
+        "real_time_factor": audio_seconds / spoken if spoken else None,
+    }
 
 
 def bench_scifact(
@@ -360,6 +408,22 @@ def render(results: dict[str, Any], profile: str) -> str:
             f"{'' if first is None else f'{first / 1000:.1f}'} | {row['total_ms'] / 1000:.1f} | "
             f"{answer} |"
         )
+    media = results["media"]
+    lines += [
+        "",
+        "## Scans and recordings (parsing only, models loaded)",
+        "",
+        "OCR of the corpus' scanned PDFs (tesseract; only pages without a text layer are OCR'd)",
+        "and speech-to-text of its recordings (faster-whisper base, int8). Real-time factor is",
+        "processing seconds per second of audio (below 1 is faster than real time).",
+        "",
+        "| scanned PDFs | pages | seconds | pages/s | recordings | audio s | seconds | RTF |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {media['scanned_pdfs']} | {media['scanned_pages']} | {media['scan_seconds']:.1f} | "
+        f"{media['scan_pages_per_s']:.2f} | {media['recordings']} | "
+        f"{media['audio_seconds']:.1f} | {media['transcribe_seconds']:.1f} | "
+        f"{media['real_time_factor']:.2f} |",
+    ]
     lines += render_scifact(results["scifact"]) + render_qa(results["qa"])
     lines.append("")
     return "\n".join(lines)
@@ -427,7 +491,7 @@ def render_qa(qa: dict[str, Any]) -> list[str]:
     return lines
 
 
-SECTIONS = ("retrieval", "ingest", "answers", "scifact", "qa")
+SECTIONS = ("retrieval", "ingest", "media", "answers", "scifact", "qa")
 
 
 def main() -> int:
@@ -463,6 +527,9 @@ def main() -> int:
     if "ingest" in sections:
         results["ingest"] = bench_ingest(profile.pdfs)
         print(json.dumps(results["ingest"], indent=1), flush=True)
+    if "media" in sections:
+        results["media"] = bench_media(profile.scans, profile.recordings)
+        print(json.dumps(results["media"], indent=1), flush=True)
     if "answers" in sections:
         results["answers"] = bench_answers(profile.answers)
         summary = {k: v for k, v in results["answers"].items() if k != "rows"}
