@@ -127,8 +127,9 @@ class IngestSettings(_Section):
         1,
         ge=1,
         le=64,
-        description="Processes that parse and chunk files while the main process embeds "
-        "(1 was fastest on 2 cores: embedding uses every core).",
+        description="Processes that parse and chunk files while the main process embeds. On 2 "
+        "cores 2 workers were no faster than 1 (embedding is the bottleneck) and took ~150 MB "
+        "more; more help when parsing dominates (scans to OCR, recordings).",
     )
     parse_timeout_s: float = Field(
         600, gt=0, description="A file whose parsing takes longer fails; its worker is replaced."
