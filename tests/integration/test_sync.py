@@ -120,6 +120,7 @@ def test_archive_members_are_child_sources(tmp_path: Path) -> None:
     assert paths(report.ingested) == {root, f"{root}#docs/note.txt", f"{root}#inner.zip"}
     assert [item["path"] for item in report.failed] == [f"{root}#inner.zip#deep.txt"]
     assert "max_archive_depth" in str(report.failed[0]["error"])
+    assert report.failed[0]["parent"] == f"{root}#inner.zip"
     rows = {entry.path: entry for entry in library.sources()}
     assert rows[f"{root}#docs/note.txt"].parent == root
     assert rows[f"{root}#inner.zip"].parent == root and rows[root].parent is None

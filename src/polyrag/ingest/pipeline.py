@@ -95,7 +95,7 @@ class _Family:
     waiting: int = 0
     parsed: list[tuple[str, str | None, ParseResult]] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
-    failures: list[tuple[str, str]] = field(default_factory=list)
+    failures: list[dict[str, object]] = field(default_factory=list)  # report items
     root_error: str | None = None
 
 
@@ -270,7 +270,7 @@ class Ingestor:
         family = job.family
         family.waiting -= 1
         if result.error:
-            family.failures.append((job.path, result.error))
+            family.failures.append(_failure(job.path, job.parent, result.error))
             if job.parent is None:
                 family.root_error = result.error
         elif result.unchanged:
@@ -289,12 +289,9 @@ class Ingestor:
         for attachment in result.attachments:
             path = _unique(f"{job.path}#{attachment.name}", taken)
             if job.depth + 1 > max_depth:
+                too_deep = f"nested more than {max_depth} levels deep"
                 family.failures.append(
-                    (
-                        path,
-                        f"nested more than {max_depth} levels deep "
-                        "(parse.limits.max_archive_depth)",
-                    )
+                    _failure(path, job.path, f"{too_deep} (parse.limits.max_archive_depth)")
                 )
                 continue
             self._job_ids += 1
@@ -316,9 +313,7 @@ class Ingestor:
         if family.root_error is not None:
             if self._manifest.get(root):
                 self._manifest.note_error(root, family.root_error)
-            failed: list[dict[str, object]] = [
-                {"path": path, "error": error} for path, error in family.failures
-            ]
+            failed: list[dict[str, object]] = [*family.failures]
             return _Outcome(root, "failed", family.root_error, failed=failed)
         if root in family.unchanged:
             return _Outcome(root, "skipped", "unchanged")
@@ -326,7 +321,7 @@ class Ingestor:
         if not has_chunks and not family.unchanged:
             error = "no text found in it or in the files inside it"
             failed = [{"path": root, "error": error}]
-            failed += [{"path": path, "error": why} for path, why in family.failures]
+            failed += family.failures
             return _Outcome(root, "failed", error, failed=failed)
         return None
 
@@ -384,9 +379,7 @@ class Ingestor:
             | ({"parent": e.parent} if e.parent else {})
             for e in entries
         ]
-        failed: list[dict[str, object]] = [
-            {"path": path, "error": error} for path, error in family.failures
-        ]
+        failed: list[dict[str, object]] = [*family.failures]
         inside = len(entries) - 1 + len(kept)
         detail = f"{len(chunks)} chunks" + (f", {inside} inside" if inside else "")
         pages = sum(entry.pages for entry in entries)
@@ -473,6 +466,13 @@ def _entry(path: str, parent: str | None, result: ParseResult, old: Entry | None
         updated_at=0.0,
         parent=parent,
     )
+
+
+def _failure(path: str, parent: str | None, error: str) -> dict[str, object]:
+    item: dict[str, object] = {"path": path, "error": error}
+    if parent:
+        item["parent"] = parent
+    return item
 
 
 def _record(outcome: _Outcome, report: IngestReport) -> None:
