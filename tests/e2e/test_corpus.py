@@ -31,6 +31,8 @@ REFUSED = {
     "docx/python-docx__sty-having-no-styles-part.docx": "no text",  # an empty document
     "docx/python-docx__tbl-having-tables.docx": "no text",  # tables with empty cells only
     "docx/tika__testWORD_protected_passtika.docx": "encrypted",
+    "pptx/tika__testPPT_protected_passtika.pptx": "encrypted",
+    "pdf_scanned/sample-files__imagemagick-CCITTFaxDecode.pdf": "blank",  # a 16x16 px fax
     "image/unstructured__DA-1p.heic": "HEIC",  # its decoder (libheif) is LGPL: an opt-in extra
     "malformed/derived__tracemonkey-truncated-300KB.pdf": "damaged",
     "malformed/derived__xlsx-truncated-20KB.xlsx": "truncated",
@@ -54,9 +56,15 @@ REFUSED = {
     "xlsx/unstructured__empty.xlsx": "no text",
     "xlsx/unstructured__password_protected.xlsx": "encrypted",
 }
+
+
 # Answer keys beside their documents (expected Markdown, exact OCR text): removed before asking,
 # so that an answer has to come from the scan, image or recording itself.
-ANSWER_KEYS = ("_groundtruth/", "image/test__", "files.csv")
+def is_answer_key(path: str) -> bool:
+    return path.startswith("_groundtruth/") or (
+        path.endswith((".txt", "files.csv")) and (path.startswith("image/") or "/" not in path)
+    )
+
 
 QUESTIONS: list[dict[str, Any]] = [
     {
@@ -126,7 +134,7 @@ def report(home: Path) -> dict[str, Any]:
 def library(home: Path, report: dict[str, Any]) -> Iterator[Engine]:
     engine = polyrag.open(home)
     for entry in engine.sources():
-        if "#" not in entry.path and relative(entry.path).startswith(ANSWER_KEYS):
+        if "#" not in entry.path and is_answer_key(relative(entry.path)):
             engine.remove(entry.path)
     yield engine
     engine.close()
