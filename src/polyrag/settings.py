@@ -200,9 +200,7 @@ class OcrSettings(_Section):
     min_picture_area: float = Field(
         0.02, ge=0, le=1, description="Embedded pictures covering less of the page are skipped."
     )
-    max_pictures: int = Field(
-        30, ge=0, description="Embedded pictures OCR'd per document at most."
-    )
+    max_pictures: int = Field(30, ge=0, description="Embedded pictures OCR'd per document at most.")
     timeout_s: float = Field(120.0, gt=0, description="Seconds tesseract may spend on one image.")
     workers: int = Field(
         2,

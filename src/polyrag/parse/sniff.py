@@ -51,7 +51,17 @@ _REFUSED: tuple[tuple[bytes, str], ...] = (
     (b"%!PS", "a PostScript file"),
 )
 _RIFF_KINDS = {b"WAVE": "audio", b"AVI ": "video", b"WEBP": "image"}
-_ISO_IMAGE_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"avif", b"mif1", b"msf1")
+_ISO_IMAGE_BRANDS = (
+    b"heic",
+    b"heix",
+    b"hevc",
+    b"hevx",
+    b"heim",
+    b"heis",
+    b"avif",
+    b"mif1",
+    b"msf1",
+)
 _ISO_AUDIO_BRANDS = (b"M4A ", b"M4B ", b"M4P ", b"F4A ")
 _MP3_SYNC = (b"\xff\xfb", b"\xff\xf3", b"\xff\xf2", b"\xff\xfa")
 _OLE2_KINDS = (
