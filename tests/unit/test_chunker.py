@@ -310,4 +310,17 @@ def test_an_overlong_slide_is_chunked_as_text() -> None:
 
 
 def test_version_names_the_chunking_rules() -> None:
-    assert make().version.startswith("chunk4-")
+    assert make().version.startswith("chunk5-")
+
+
+def test_a_chunk_cites_the_region_its_pieces_cover_on_one_page() -> None:
+    blocks = [
+        Block(BlockKind.TEXT, "First region of a scan.", Locator(page=3, bbox=(10, 700, 300, 720))),
+        Block(BlockKind.TEXT, "Second region below.", Locator(page=3, bbox=(12, 600, 400, 690))),
+        Block(BlockKind.BREAK, "", Locator(page=4)),
+        Block(BlockKind.TEXT, "A region on page four.", Locator(page=4, bbox=(5, 5, 50, 50))),
+        Block(BlockKind.TEXT, "Text without a region.", Locator(page=4)),
+    ]
+    first, second = make().chunk(SOURCE, blocks)
+    assert first.locator.page == 3 and first.locator.bbox == (10, 600, 400, 720)
+    assert second.locator.page == 4 and second.locator.bbox is None  # one piece has no region

@@ -75,7 +75,7 @@ class Chunker:
     def version(self) -> str:
         """Changes whenever the chunks of an unchanged file would change."""
         s = self._settings
-        return f"chunk4-{s.max_tokens}-{s.overlap_tokens}-{s.table_max_tokens}-{s.page_max_tokens}"
+        return f"chunk5-{s.max_tokens}-{s.overlap_tokens}-{s.table_max_tokens}-{s.page_max_tokens}"
 
     def chunk(
         self, source: Source, blocks: Iterable[Block], layout: Layout | str | None = None
@@ -391,7 +391,8 @@ def _segments(blocks: Iterable[Block]) -> Iterator[list[Block]]:
 def _merge(units: list[_Unit]) -> Locator:
     """One locator for a window: where it starts, spanning its rows, characters and times.
 
-    The heading path is the one over the first piece of content, not over a heading line.
+    The heading path is the one over the first piece of content, not over a heading line. The
+    region (bbox) is the union of its pieces' regions when they all lie on one page or slide.
     """
     locators = [u.locator for u in units]
     content = next((u.locator for u in units if not u.is_heading), locators[0])
@@ -401,8 +402,22 @@ def _merge(units: list[_Unit]) -> Locator:
     times = [loc.time_span for loc in locators if loc.time_span]
     return replace(
         first,
-        bbox=first.bbox if len(locators) == 1 else None,
+        bbox=_region(locators),
         rows=(min(r[0] for r in rows), max(r[1] for r in rows)) if rows else None,
         char_span=(min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None,
         time_span=(min(t[0] for t in times), max(t[1] for t in times)) if times else None,
+    )
+
+
+def _region(locators: list[Locator]) -> tuple[float, float, float, float] | None:
+    boxes = [loc.bbox for loc in locators]
+    places = {(loc.page, loc.slide) for loc in locators}
+    if len(places) != 1 or any(box is None for box in boxes):
+        return None
+    known = [box for box in boxes if box is not None]
+    return (
+        min(b[0] for b in known),
+        min(b[1] for b in known),
+        max(b[2] for b in known),
+        max(b[3] for b in known),
     )
