@@ -91,15 +91,16 @@ QUESTIONS: list[dict[str, Any]] = [
     },
     {
         "id": "email",
-        "question": "Which address sent the e-mail saying the Google Account password was changed?",
-        "answer_any": ["no-reply@accounts.google.com"],
-        "sources": ["unstructured__email-no-utf8-2014-03-17.111517.eml"],
+        "question": "Who sent the test email whose important points are that roses are red and "
+        "violets are blue?",
+        "answer_any": ["Matthew Robinson"],
+        "sources": ["unstructured__fake-email"],  # the corpus holds it as .eml, UTF-16 and .msg
         "place": "email",
     },
     {
         "id": "recording",
         "question": "What did the speaker tell his fellow Americans to ask?",
-        "answer_any": ["what you can do for your country"],
+        "answer_any": ["do for your country", "do for their country", "do for the country"],
         "sources": ["whisper__jfk.flac"],
         "place": "time",
     },
@@ -198,4 +199,4 @@ def test_answers_from_scans_images_tables_emails_and_recordings(
     elif case["place"] == "page_or_image":
         assert locator.page is not None or not right[0].chunk.path.endswith(".pdf"), cited
     elif case["place"] == "email":
-        assert right[0].chunk.path.endswith(".eml"), cited
+        assert right[0].chunk.path.endswith((".eml", ".msg")), cited
