@@ -18,7 +18,7 @@ from polyrag.index.store.lancedb import LanceStore
 from polyrag.ingest.manifest import Entry, Manifest
 from polyrag.ingest.pipeline import Ingestor, IngestReport, Progress
 from polyrag.ingest.sync import remove_source
-from polyrag.ingest.watch import watch_folders
+from polyrag.ingest.watch import snapshot, watch_folders
 from polyrag.ingest.workers import ParsePool
 from polyrag.llm.base import ChatModel
 from polyrag.llm.fallback import FallbackChain
@@ -132,8 +132,10 @@ class Engine:
                 self._after(report)
                 return report
 
+            before = snapshot(paths)  # taken first, so changes during the first sync are seen
             on_report(sync())
-            watch_folders(paths, sync, on_report, interval_s=self.settings.ingest.watch_interval_s)
+            interval = self.settings.ingest.watch_interval_s
+            watch_folders(paths, sync, on_report, interval_s=interval, since=before)
 
     def _after(self, report: IngestReport) -> None:
         if report.ingested or report.removed:

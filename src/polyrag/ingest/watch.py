@@ -25,10 +25,15 @@ def watch_folders(
     on_report: Callable[[R], None],
     *,
     interval_s: float,
+    since: Snapshot | None = None,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> None:
-    """Call `sync` after each settled change under `paths`; hand its result to `on_report`."""
-    seen = snapshot(paths)
+    """Call `sync` after each settled change under `paths`; hand its result to `on_report`.
+
+    `since` is the listing taken before the caller's own first sync: a file that changed while
+    that sync ran is synced again rather than missed.
+    """
+    seen = snapshot(paths) if since is None else since
     while not should_stop():
         time.sleep(interval_s)
         current = snapshot(paths)
