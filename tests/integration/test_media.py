@@ -135,14 +135,15 @@ def test_passages_are_cut_at_the_pause(parser: MediaParser, tmp_path: Path) -> N
     document = short.parse(data, name="twice.wav")
     spans = [block.locator.time_span for block in document.blocks]
     assert len(spans) >= 2 and all(span is not None for span in spans), spans
-    # Whisper's segment boundaries around a pause vary from run to run; what holds is that
-    # passages stay within the limit, follow each other in time and cover both sayings.
+    # Whisper's segment boundaries around a pause vary from run to run (one segment may run on
+    # into the silence, past the 15 s limit: a passage is never cut inside a segment). What holds
+    # is that the two sayings land in different passages, which follow each other in time and
+    # cover the recording.
     known = [span for span in spans if span is not None]
-    assert all(end - start <= 15.0 for start, end in known), spans
     assert all(a[1] <= b[0] for a, b in pairwise(known)), spans
     assert known[0][0] <= 1.0 and known[-1][1] >= 24.0, spans
-    text = words(" ".join(block.text for block in document.blocks))
-    assert text.count(JFK_LINE) == 2, text
+    per_passage = [words(block.text).count(JFK_LINE) for block in document.blocks]
+    assert sum(per_passage) == 2 and max(per_passage) == 1, per_passage
 
 
 def test_time_limit_keeps_what_was_transcribed(parser: MediaParser, tmp_path: Path) -> None:

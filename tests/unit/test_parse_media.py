@@ -177,6 +177,9 @@ def test_passages_follow_pauses_and_length() -> None:
     short = [Segment(0.0, 3.0, "a"), Segment(6.0, 9.0, "b")]
     assert list(passages(short, 60.0, 2.0)) == [(0.0, 9.0, "a b")]
     assert list(passages([], 60.0, 2.0)) == []
+    # a segment longer than the limit is a passage of its own, never cut inside
+    long = [Segment(0.0, 15.2, "long"), Segment(15.2, 26.0, "next")]
+    assert list(passages(long, 15.0, 2.0)) == [(0.0, 15.2, "long"), (15.2, 26.0, "next")]
 
 
 def test_time_spans_are_described_as_clock_times() -> None:

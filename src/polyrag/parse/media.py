@@ -301,7 +301,9 @@ def passages(
     """Group transcript segments into (start, end, text) passages.
 
     A passage ends before a segment that would make it longer than `max_seconds`, or that
-    follows a pause of `pause_seconds` once the passage is a third of `max_seconds` long.
+    follows a pause of `pause_seconds` once the passage is a third of `max_seconds` long. A
+    passage is never cut inside a segment, so one segment longer than `max_seconds` is a passage
+    of its own.
     """
     start = end = 0.0
     texts: list[str] = []
