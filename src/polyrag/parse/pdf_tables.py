@@ -101,7 +101,10 @@ class PdfTables:
         try:
             plumbed = self._plumber().pages[index]
             left, _, _, top = page.get_mediabox()
-            found = [_table(table, left, top) for table in plumbed.find_tables()]
+            try:
+                found = [_table(table, left, top) for table in plumbed.find_tables()]
+            finally:
+                plumbed.close()  # drop the page's parsed objects: pages are searched once
         except Exception as error:  # pdfminer's own failures on odd files: the text remains
             self._failed = True
             reason = " ".join(str(error).split())[:120] or type(error).__name__
