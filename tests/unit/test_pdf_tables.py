@@ -49,6 +49,22 @@ def test_a_ruled_table_with_its_header_and_box() -> None:
 
 
 @needs_eval
+def test_a_searched_page_keeps_none_of_its_parsed_objects() -> None:
+    """pdfplumber caches every object of a page it read; kept for a 150-page filing they
+    tripled the parse worker's memory."""
+    data = (TABLES / "pdfplumber__table-curves-example.pdf").read_bytes()
+    document = pdfium.PdfDocument(data)
+    finder = PdfTables(data)
+    try:
+        assert finder.on_page(document[0], 0)
+        plumbed = finder._plumber().pages[0]
+        assert not hasattr(plumbed, "_objects") and not hasattr(plumbed, "_layout")
+    finally:
+        finder.close()
+        document.close()
+
+
+@needs_eval
 def test_a_paper_table_and_pages_without_grids() -> None:
     (page,), _ = tables_of(TABLES / "docling__2305.03393v1-pg9.pdf")
     assert [t.markdown.splitlines()[0] for t in page] == [
