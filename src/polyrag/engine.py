@@ -173,6 +173,7 @@ class Engine:
             provider=draft.provider,
             timings_ms=timings,
             standalone_question=standalone if standalone != question else None,
+            refusal_reason=draft.reason if draft.refused else None,
         )
 
     # -- sources --------------------------------------------------------------------------------

@@ -193,11 +193,17 @@ class Answer:
     provider: str | None
     timings_ms: dict[str, float]
     standalone_question: str | None = None
+    # Why a refusal happened, one of REFUSAL_REASONS: "weak evidence" (nothing retrieved is
+    # close to the question), "no evidence fits", "model found no answer" or "answer not
+    # supported" (the reply was withdrawn: its numbers or words are not in the evidence).
+    # None when answered.
+    refusal_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "answer": self.text,
             "refused": self.refused,
+            "refusal_reason": self.refusal_reason,
             "citations": [c.to_dict() for c in self.citations],
             "provider": self.provider,
             "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
@@ -205,3 +211,10 @@ class Answer:
 
 
 REFUSAL = "I cannot find this information in the provided sources."
+# Answer.refusal_reason values, in the order the checks run (answer/generator.py)
+REFUSAL_REASONS = (
+    "weak evidence",
+    "no evidence fits",
+    "model found no answer",
+    "answer not supported",
+)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from polyrag.types import REFUSAL
+from polyrag.types import REFUSAL, REFUSAL_REASONS
 
 from ..conftest import CORPUS, SHARED
 
@@ -123,8 +123,9 @@ def test_office_qa(home: Path, ingested: dict[str, Any], case: dict[str, Any]) -
     if case.get("unanswerable"):
         assert reply["refused"] is True and reply["answer"] == REFUSAL
         assert reply["citations"] == []
+        assert reply["refusal_reason"] in REFUSAL_REASONS
         return
-    assert reply["refused"] is False, reply
+    assert reply["refused"] is False and reply["refusal_reason"] is None, reply
     assert any(a.lower() in reply["answer"].lower() for a in case["answer_any"]), reply["answer"]
     cited = {Path(c["path"]).name for c in reply["citations"]}
     expected = Path(case["source"]).name
@@ -157,7 +158,7 @@ def test_removed_source_no_longer_answers(tmp_path: Path) -> None:
     removed = polyrag_json(home, "sources", "remove", str(doc))["removed"]
     assert [Path(r["path"]).name for r in removed] == ["norwich.txt"]
     after = polyrag_json(home, "ask", "On what date was Iwan Roberts born?")
-    assert after["refused"] is True
+    assert after["refused"] is True and after["refusal_reason"] in REFUSAL_REASONS
     hits = polyrag_json(home, "search", "Iwan Roberts Norwich")["hits"]
     assert all(Path(h["path"]).name != "norwich.txt" for h in hits)
     gone = polyrag(home, "sources", "remove", str(doc), check=False)

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from polyrag.types import REFUSAL_REASONS
+
 from .test_cli import polyrag, polyrag_json
 from .tiny_sets import write_tiny_beir
 
@@ -91,6 +93,9 @@ def test_eval_qa_scores_a_jsonl_question_set(own_documents: Path, tmp_path: Path
     report = Path(summary["report"])
     saved = json.loads((report / "summary.json").read_text())
     assert len(saved["cases"]) == 3
+    (unanswerable,) = [c for c in saved["cases"] if c["question"].startswith("Who won")]
+    assert unanswerable["refused"] and unanswerable["refusal_reason"] in REFUSAL_REASONS
+    assert sum(summary["refusal_reasons"].values()) == sum(c["refused"] for c in saved["cases"])
     assert len(list(report.glob("*.png"))) >= 2
 
 

@@ -222,6 +222,8 @@ def _write_qa_report(summary: dict[str, Any], root: Path) -> Path:
         "Answer metrics count a refused answerable question as an empty answer. "
         "± is the standard deviation over questions.",
     ]
+    if summary.get("refusal_reasons"):
+        notes.append(f"Refusals by reason: {_reasons(summary['refusal_reasons'])}.")
     if "skipped" in summary["judge"]:
         notes.append(f"LLM judge: {summary['judge']['skipped']}.")
     write_report(
@@ -234,6 +236,10 @@ def _write_qa_report(summary: dict[str, Any], root: Path) -> Path:
         notes=notes,
     )
     return folder
+
+
+def _reasons(counts: dict[str, int]) -> str:
+    return ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items(), key=lambda c: -c[1]))
 
 
 def _print_qa(summary: dict[str, Any]) -> None:
@@ -254,6 +260,8 @@ def _print_qa(summary: dict[str, Any]) -> None:
         ]
         if cells:
             out.print(f"  {section}: " + ", ".join(cells), markup=False)
+        if section == "refusals" and summary.get("refusal_reasons"):
+            out.print(f"  refused because: {_reasons(summary['refusal_reasons'])}", markup=False)
     for stage, stat in summary["latency_ms"].items():
         out.print(
             f"  latency {stage}: mean {stat['mean']:.0f}±{stat['std']:.0f} ms, "

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,7 @@ class _Row:
     timings: list[dict[str, float]]
     cited: list[str]
     judge_error: str | None = None
+    refusal_reason: str | None = None
 
 
 def eval_home(settings: Settings, dataset: QADataset) -> Path:
@@ -177,6 +179,7 @@ def _ask(
         timings,
         [f"{c.chunk.path} {c.chunk.locator.describe()}".strip() for c in answer.citations],
         judge_error,
+        answer.refusal_reason or ("model found no answer" if refused else None),
     )
 
 
@@ -266,6 +269,7 @@ def _summary(
             "refusal_accuracy": stat("refusal_correct"),
             "false_refusal_rate": stat("false_refusal"),
         },
+        "refusal_reasons": dict(Counter(r.refusal_reason for r in rows if r.refusal_reason)),
         "citations": {"citation_precision": stat("citation_precision")},
         "judge": _judge_summary(rows, judge, stat),
         "latency_ms": latency,
@@ -282,6 +286,7 @@ def _summary(
                 "gold": list(r.case.answers),
                 "answer": r.answer,
                 "refused": r.refused,
+                **({"refusal_reason": r.refusal_reason} if r.refusal_reason else {}),
                 "citations": r.cited,
                 "scores": {k: v for k, v in r.scores.items() if v is not None},
                 "total_ms": round(r.timings[0].get("total", 0.0), 1),
