@@ -507,6 +507,18 @@ def render_qa(qa: dict[str, Any]) -> list[str]:
             f"{_cell(run['citations']['citation_precision'])} | "
             f"{'–' if total is None else f'{total / 1000:.1f}'} |"
         )
+    reasons = [
+        f"{name}: " + ", ".join(f"{why} {n}" for why, n in sorted(run["refusal_reasons"].items()))
+        for name, run in qa.items()
+        if run.get("refusal_reasons")
+    ]
+    if reasons:
+        lines += [
+            "",
+            "Why questions were refused (weak evidence: nothing retrieved is close enough; "
+            "answer not supported: the model's reply was withdrawn because its numbers or words "
+            "are not in the evidence): " + "; ".join(reasons) + ".",
+        ]
     return lines
 
 

@@ -108,6 +108,16 @@ def test_reingest_skips_unchanged(home: Path, ingested: dict[str, Any]) -> None:
     )
 
 
+def test_a_refusal_says_why(home: Path, ingested: dict[str, Any]) -> None:
+    question = "zqxv blorft wumpus frabble?"
+    reply = polyrag_json(home, "ask", question)
+    assert reply["refused"] is True and reply["refusal_reason"] in REFUSAL_REASONS
+    assert reply["citations"] == []
+    shown = polyrag(home, "ask", question).stdout
+    assert REFUSAL in shown
+    assert "(why: " in shown or "(withdrawn: " in shown, shown
+
+
 def test_search_returns_located_hits(home: Path, ingested: dict[str, Any]) -> None:
     result = polyrag_json(home, "search", "Stanley Cups Maple Leafs", "--k", "5")
     assert len(result["hits"]) == 5

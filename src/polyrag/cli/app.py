@@ -219,19 +219,21 @@ _WHY = {  # Answer.refusal_reason, as the CLI explains it
     "weak evidence": "nothing in the index is close enough to the question",
     "no evidence fits": "the retrieved passages do not fit the model's context",
     "model found no answer": "the model found no answer in the retrieved passages",
+    "answer not supported": "the model's reply was withdrawn: the sources do not support it",
 }
 
 
 def _print_answer(answer: Answer, *, streamed: str) -> None:
     """Finish a streamed reply: a reply the checks rejected is withdrawn, visibly."""
+    withdrawn = bool(streamed) and answer.refused and not is_refusal(streamed)
     if streamed:
         sys.stdout.write("\n")
-        if answer.refused and not is_refusal(streamed):
+        if withdrawn:
             out.print("[dim](withdrawn: the sources do not support this reply)[/dim]")
     if not streamed or (answer.refused and streamed.strip() != answer.text):
         out.print(answer.text, markup=False)
     why = _WHY.get(answer.refusal_reason or "")
-    if answer.refused and why:
+    if answer.refused and why and not withdrawn:  # a withdrawn reply has said why already
         out.print(f"[dim](why: {why})[/dim]")
     if answer.standalone_question:
         out.print(f"[dim](understood as: {answer.standalone_question})[/dim]")
