@@ -21,7 +21,7 @@ import pytest
 from polyrag.errors import ModelFileError
 from polyrag.models.folder import folder_path
 from polyrag.models.registry import WHISPER_BASE
-from polyrag.parse.media import SAMPLE_RATE, MediaParser, decode_audio
+from polyrag.parse.media import SAMPLE_RATE, MediaParser, decode_audio, passages
 from polyrag.parse.router import ParserRouter, default_parsers
 from polyrag.settings import IngestSettings, MediaSettings
 from polyrag.types import BlockKind
@@ -128,22 +128,45 @@ def twice_with_a_pause(path: Path, times: int = 2) -> Path:
     return path
 
 
-def test_passages_are_cut_at_the_pause(parser: MediaParser, tmp_path: Path) -> None:
-    data = twice_with_a_pause(tmp_path / "twice.wav").read_bytes()
+def test_passages_group_real_segments_at_pauses_and_length(
+    parser: MediaParser, tmp_path: Path
+) -> None:
+    """The passages of a real transcript: two sayings with a 4 s pause between, 15 s passages.
+
+    Whisper's segments of this recording vary from run to run (its temperature fallback
+    samples): the first saying may end at 11 s or run on into the silence, the second may be
+    split anywhere, once both came as one 26 s segment. So the rules are checked against the
+    segments Whisper gave this time; tests/unit/test_parse_media.py checks them on fixed ones.
+    """
+    path = twice_with_a_pause(tmp_path / "twice.wav")
     short = MediaParser(MediaSettings(passage_seconds=15), model_cache())
     short._model = parser._loaded_model()  # share the loaded model; only settings differ
-    document = short.parse(data, name="twice.wav")
+    segments, _ = short._transcribe(decode_audio(path.read_bytes(), max_seconds=60))
+    found = list(passages(segments, 15.0, short.settings.pause_seconds))
+    shown = [(round(s.start, 2), round(s.end, 2), s.text) for s in segments]
+    assert found and " ".join(text for _, _, text in found) == " ".join(s.text for s in segments)
+    assert words(" ".join(s.text for s in segments)).count("fellow americans") == 2, shown
+    position = 0
+    for start, end, text in found:
+        group = [segments[position]]  # the segments this passage joined, found by its text
+        while " ".join(g.text for g in group) != text:
+            group.append(segments[position + len(group)])
+        assert (group[0].start, max(g.end for g in group)) == (start, end), shown
+        # never longer than 15 s unless one segment is; never across a pause once 5 s long
+        assert end - start <= 15.0 or len(group) == 1, shown
+        reached = group[0].end
+        for following in group[1:]:
+            paused = following.start - reached >= 2.0 and reached - start >= 5.0
+            assert not paused, shown
+            reached = max(reached, following.end)
+        position += len(group)
+    assert position == len(segments), shown
+    # and the parser itself gives passages in order, within the recording
+    document = short.parse(path.read_bytes(), name="twice.wav")
     spans = [block.locator.time_span for block in document.blocks]
-    assert len(spans) >= 2 and all(span is not None for span in spans), spans
-    # Whisper's segment boundaries around a pause vary from run to run (one segment may run on
-    # into the silence, past the 15 s limit: a passage is never cut inside a segment). What holds
-    # is that the two sayings land in different passages, which follow each other in time and
-    # cover the recording.
+    assert all(span is not None for span in spans), spans
     known = [span for span in spans if span is not None]
-    assert all(a[1] <= b[0] for a, b in pairwise(known)), spans
-    assert known[0][0] <= 1.0 and known[-1][1] >= 24.0, spans
-    per_passage = [words(block.text).count(JFK_LINE) for block in document.blocks]
-    assert sum(per_passage) == 2 and max(per_passage) == 1, per_passage
+    assert all(a[1] <= b[0] for a, b in pairwise(known)) and known[-1][1] <= 27.0, spans
 
 
 def test_time_limit_keeps_what_was_transcribed(parser: MediaParser, tmp_path: Path) -> None:
