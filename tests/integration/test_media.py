@@ -142,7 +142,8 @@ def test_passages_group_real_segments_at_pauses_and_length(
     short = MediaParser(MediaSettings(passage_seconds=15), model_cache())
     short._model = parser._loaded_model()  # share the loaded model; only settings differ
     segments, _ = short._transcribe(decode_audio(path.read_bytes(), max_seconds=60))
-    found = list(passages(segments, 15.0, short.settings.pause_seconds))
+    limit, pause = short.settings.passage_seconds, short.settings.pause_seconds
+    found = list(passages(segments, limit, pause))
     shown = [(round(s.start, 2), round(s.end, 2), s.text) for s in segments]
     assert found and " ".join(text for _, _, text in found) == " ".join(s.text for s in segments)
     assert words(" ".join(s.text for s in segments)).count("fellow americans") == 2, shown
@@ -152,11 +153,12 @@ def test_passages_group_real_segments_at_pauses_and_length(
         while " ".join(g.text for g in group) != text:
             group.append(segments[position + len(group)])
         assert (group[0].start, max(g.end for g in group)) == (start, end), shown
-        # never longer than 15 s unless one segment is; never across a pause once 5 s long
-        assert end - start <= 15.0 or len(group) == 1, shown
+        # never longer than the limit unless one segment is; never across a pause once a
+        # third of the limit long
+        assert end - start <= limit or len(group) == 1, shown
         reached = group[0].end
         for following in group[1:]:
-            paused = following.start - reached >= 2.0 and reached - start >= 5.0
+            paused = following.start - reached >= pause and reached - start >= limit / 3
             assert not paused, shown
             reached = max(reached, following.end)
         position += len(group)
