@@ -141,12 +141,14 @@ def test_passages_group_real_segments_at_pauses_and_length(
     path = twice_with_a_pause(tmp_path / "twice.wav")
     short = MediaParser(MediaSettings(passage_seconds=15), model_cache())
     short._model = parser._loaded_model()  # share the loaded model; only settings differ
-    segments, _ = short._transcribe(decode_audio(path.read_bytes(), max_seconds=60))
+    recording = decode_audio(path.read_bytes(), max_seconds=60)
+    segments, _ = short._transcribe(recording)
     limit, pause = short.settings.passage_seconds, short.settings.pause_seconds
     found = list(passages(segments, limit, pause))
     shown = [(round(s.start, 2), round(s.end, 2), s.text) for s in segments]
     assert found and " ".join(text for _, _, text in found) == " ".join(s.text for s in segments)
     assert words(" ".join(s.text for s in segments)).count("fellow americans") == 2, shown
+    assert all(0.0 <= s.start <= s.end <= recording.seconds for s in segments), shown
     position = 0
     for start, end, text in found:
         group = [segments[position]]  # the segments this passage joined, found by its text
@@ -168,7 +170,8 @@ def test_passages_group_real_segments_at_pauses_and_length(
     spans = [block.locator.time_span for block in document.blocks]
     assert all(span is not None for span in spans), spans
     known = [span for span in spans if span is not None]
-    assert all(a[1] <= b[0] for a, b in pairwise(known)) and known[-1][1] <= 27.0, spans
+    assert all(a[1] <= b[0] for a, b in pairwise(known)), spans
+    assert known[-1][1] <= round(recording.seconds, 2), spans  # Whisper once said 27.16 of 26
 
 
 def test_time_limit_keeps_what_was_transcribed(parser: MediaParser, tmp_path: Path) -> None:

@@ -198,3 +198,29 @@ def test_missing_pyav_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setitem(sys.modules, "av", None)
     with pytest.raises(MissingDependencyError, match="PyAV"):
         MediaParser().parse(JFK.read_bytes(), name=JFK.name)
+
+
+def test_timestamps_past_the_end_are_kept_inside_the_recording() -> None:
+    """Whisper's last timestamp can overshoot the recording (27.16 s on a 26 s file); a citation
+    must point inside it. The model here replays such an overshoot, so no model is loaded."""
+
+    class Overshooting:
+        supported_languages = ("en",)
+
+        def transcribe(self, samples: np.ndarray, **_options: object) -> tuple[list, None]:
+            seconds = len(samples) / SAMPLE_RATE
+            said = [
+                Segment(0.0, seconds - 3.0, " And so, my fellow Americans"),
+                Segment(seconds + 0.5, seconds + 1.2, " ask not"),  # wholly past the end
+                Segment(seconds - 2.0, seconds + 1.16, " what your country can do for you"),
+            ]
+            return said, None
+
+    parser = MediaParser()
+    parser._model = Overshooting()
+    document = parser.parse(JFK.read_bytes(), name=JFK.name)
+    seconds = decode_audio(JFK.read_bytes(), max_seconds=60).seconds
+    spans = [block.locator.time_span for block in document.blocks]
+    assert spans and all(span is not None for span in spans)
+    assert all(0.0 <= start <= end <= round(seconds, 2) for start, end in filter(None, spans))
+    assert "ask not what your country" in " ".join(block.text for block in document.blocks)

@@ -117,10 +117,14 @@ class MediaParser:
         )
         segments: list[Segment] = []
         warnings: tuple[str, ...] = ()
+        length = recording.seconds
         for segment in found:
             text = " ".join(segment.text.split())
             if text:
-                segments.append(Segment(float(segment.start), float(segment.end), text))
+                # Whisper's timestamps may run past the end of the recording (seen: 27.2 s on a
+                # 26 s file); a citation must point inside it.
+                end = min(float(segment.end), length)
+                segments.append(Segment(min(float(segment.start), end), end, text))
             if time.monotonic() > deadline and segment.end < recording.seconds - 1:
                 warnings = (
                     f"transcription stopped at {_clock(segment.end)} of "
