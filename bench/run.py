@@ -507,8 +507,10 @@ def render_qa(qa: dict[str, Any]) -> list[str]:
             f"{_cell(run['citations']['citation_precision'])} | "
             f"{'–' if total is None else f'{total / 1000:.1f}'} |"
         )
+    from polyrag.eval.qa import refusal_reasons_line
+
     reasons = [
-        f"{name}: " + ", ".join(f"{why} {n}" for why, n in sorted(run["refusal_reasons"].items()))
+        f"{name}: {refusal_reasons_line(run['refusal_reasons'])}"
         for name, run in qa.items()
         if run.get("refusal_reasons")
     ]

@@ -193,11 +193,7 @@ class Answer:
     provider: str | None
     timings_ms: dict[str, float]
     standalone_question: str | None = None
-    # Why a refusal happened, one of REFUSAL_REASONS: "weak evidence" (nothing retrieved is
-    # close to the question), "no evidence fits", "model found no answer" or "answer not
-    # supported" (the reply was withdrawn: its numbers or words are not in the evidence).
-    # None when answered.
-    refusal_reason: str | None = None
+    refusal_reason: str | None = None  # why it was refused, one of REFUSAL_REASONS
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -212,9 +208,13 @@ class Answer:
 
 REFUSAL = "I cannot find this information in the provided sources."
 # Answer.refusal_reason values, in the order the checks run (answer/generator.py)
-REFUSAL_REASONS = (
-    "weak evidence",
-    "no evidence fits",
-    "model found no answer",
-    "answer not supported",
-)
+WEAK_EVIDENCE = "weak evidence"
+NO_EVIDENCE_FITS = "no evidence fits"
+NO_ANSWER_FOUND = "model found no answer"
+NOT_SUPPORTED = "answer not supported"
+REFUSAL_REASONS = {  # each reason, as it is explained to the user
+    WEAK_EVIDENCE: "nothing in the index is close enough to the question",
+    NO_EVIDENCE_FITS: "the retrieved passages do not fit the model's context",
+    NO_ANSWER_FOUND: "the model found no answer in the retrieved passages",
+    NOT_SUPPORTED: "the model's reply was withdrawn: the sources do not support it",
+}

@@ -17,7 +17,15 @@ from polyrag.answer.prompts import prompt
 from polyrag.llm.base import GenerationOptions, Message
 from polyrag.llm.fallback import FallbackChain
 from polyrag.settings import AnswerSettings
-from polyrag.types import REFUSAL, Citation, Hit
+from polyrag.types import (
+    NO_ANSWER_FOUND,
+    NO_EVIDENCE_FITS,
+    NOT_SUPPORTED,
+    REFUSAL,
+    WEAK_EVIDENCE,
+    Citation,
+    Hit,
+)
 
 MIN_SUPPORT = 0.5
 
@@ -52,7 +60,7 @@ class Answerer:
         started = time.perf_counter()
         best = max((h.vector_similarity or -1.0 for h in hits), default=-1.0)
         if not hits or best < self._settings.min_similarity:
-            return Draft(REFUSAL, True, (), None, None, "weak evidence")
+            return Draft(REFUSAL, True, (), None, None, WEAK_EVIDENCE)
         evidence = select_evidence(
             hits,
             question,
@@ -63,7 +71,7 @@ class Answerer:
             parents=self._parents,
         )
         if not evidence:
-            return Draft(REFUSAL, True, (), None, None, "no evidence fits")
+            return Draft(REFUSAL, True, (), None, None, NO_EVIDENCE_FITS)
         messages = [
             Message("system", prompt("system")),
             Message("user", prompt("question").format(context=render(evidence), question=question)),
@@ -90,13 +98,13 @@ class Answerer:
         first_token_ms: float | None,
     ) -> Draft:
         if is_refusal(text):
-            return Draft(REFUSAL, True, (), provider, first_token_ms, "model found no answer")
+            return Draft(REFUSAL, True, (), provider, first_token_ms, NO_ANSWER_FOUND)
         text = strip_markers(text, len(evidence))
         numbers = cited_numbers(text, len(evidence)) or attribute(text, evidence)
         by_number = {e.n: e for e in evidence}
         cited_text = [by_number[n].text for n in numbers]
         if not numbers or support(text, cited_text) < MIN_SUPPORT:
-            return Draft(REFUSAL, True, (), provider, first_token_ms, "answer not supported")
+            return Draft(REFUSAL, True, (), provider, first_token_ms, NOT_SUPPORTED)
         citations = tuple(Citation(n, by_number[n].chunk) for n in numbers)
         return Draft(text, False, citations, provider, first_token_ms, "answered")
 

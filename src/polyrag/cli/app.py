@@ -19,7 +19,7 @@ from polyrag.cli.evaluate import eval_app
 from polyrag.ingest.manifest import Entry
 from polyrag.ingest.pipeline import IngestReport
 from polyrag.ingest.pipeline import Progress as IngestProgress
-from polyrag.types import Answer
+from polyrag.types import REFUSAL_REASONS, Answer
 
 app = typer.Typer(
     help="Answers from your own documents, with citations. Offline by default.",
@@ -215,14 +215,6 @@ class _StreamWriter:
         sys.stdout.flush()
 
 
-_WHY = {  # Answer.refusal_reason, as the CLI explains it
-    "weak evidence": "nothing in the index is close enough to the question",
-    "no evidence fits": "the retrieved passages do not fit the model's context",
-    "model found no answer": "the model found no answer in the retrieved passages",
-    "answer not supported": "the model's reply was withdrawn: the sources do not support it",
-}
-
-
 def _print_answer(answer: Answer, *, streamed: str) -> None:
     """Finish a streamed reply: a reply the checks rejected is withdrawn, visibly."""
     withdrawn = bool(streamed) and answer.refused and not is_refusal(streamed)
@@ -232,7 +224,7 @@ def _print_answer(answer: Answer, *, streamed: str) -> None:
             out.print("[dim](withdrawn: the sources do not support this reply)[/dim]")
     if not streamed or (answer.refused and streamed.strip() != answer.text):
         out.print(answer.text, markup=False)
-    why = _WHY.get(answer.refusal_reason or "")
+    why = REFUSAL_REASONS.get(answer.refusal_reason or "")
     if answer.refused and why and not withdrawn:  # a withdrawn reply has said why already
         out.print(f"[dim](why: {why})[/dim]")
     if answer.standalone_question:

@@ -212,6 +212,7 @@ def _qa_groups(summary: dict[str, Any]) -> list[Any]:
 
 
 def _write_qa_report(summary: dict[str, Any], root: Path) -> Path:
+    from polyrag.eval.qa import refusal_reasons_line
     from polyrag.eval.report import LatencySeries, run_folder, write_report
 
     folder = run_folder(root, "qa", summary["dataset"])
@@ -223,7 +224,7 @@ def _write_qa_report(summary: dict[str, Any], root: Path) -> Path:
         "± is the standard deviation over questions.",
     ]
     if summary.get("refusal_reasons"):
-        notes.append(f"Refusals by reason: {_reasons(summary['refusal_reasons'])}.")
+        notes.append(f"Refusals by reason: {refusal_reasons_line(summary['refusal_reasons'])}.")
     if "skipped" in summary["judge"]:
         notes.append(f"LLM judge: {summary['judge']['skipped']}.")
     write_report(
@@ -238,11 +239,9 @@ def _write_qa_report(summary: dict[str, Any], root: Path) -> Path:
     return folder
 
 
-def _reasons(counts: dict[str, int]) -> str:
-    return ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items(), key=lambda c: -c[1]))
-
-
 def _print_qa(summary: dict[str, Any]) -> None:
+    from polyrag.eval.qa import refusal_reasons_line
+
     out.print(
         f"[bold]{summary['dataset']}[/bold]: {summary['questions']} questions "
         f"({summary['unanswerable']} unanswerable), scope {summary['scope']}"
@@ -261,7 +260,8 @@ def _print_qa(summary: dict[str, Any]) -> None:
         if cells:
             out.print(f"  {section}: " + ", ".join(cells), markup=False)
         if section == "refusals" and summary.get("refusal_reasons"):
-            out.print(f"  refused because: {_reasons(summary['refusal_reasons'])}", markup=False)
+            reasons = refusal_reasons_line(summary["refusal_reasons"])
+            out.print(f"  refused because: {reasons}", markup=False)
     for stage, stat in summary["latency_ms"].items():
         out.print(
             f"  latency {stage}: mean {stat['mean']:.0f}±{stat['std']:.0f} ms, "

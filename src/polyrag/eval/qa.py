@@ -38,7 +38,7 @@ from polyrag.eval.datasets import QACase, QADataset
 from polyrag.eval.judge import FactJudge
 from polyrag.eval.retrieval import Step
 from polyrag.settings import Settings
-from polyrag.types import Chunk, Filter
+from polyrag.types import NO_ANSWER_FOUND, Chunk, Filter
 
 Scope = Literal["document", "collection"]
 STAGES = ("retrieval", "first_token", "total")
@@ -179,7 +179,7 @@ def _ask(
         timings,
         [f"{c.chunk.path} {c.chunk.locator.describe()}".strip() for c in answer.citations],
         judge_error,
-        answer.refusal_reason or ("model found no answer" if refused else None),
+        answer.refusal_reason or (NO_ANSWER_FOUND if refused else None),
     )
 
 
@@ -220,6 +220,11 @@ def holds_evidence(chunk: Chunk, case: QACase, wanted: Sequence[str] = ()) -> bo
 
 def _share(chunks: Sequence[Chunk], case: QACase, wanted: Sequence[str]) -> float:
     return sum(holds_evidence(c, case, wanted) for c in chunks) / len(chunks) if chunks else 0.0
+
+
+def refusal_reasons_line(counts: dict[str, int]) -> str:
+    """A summary's `refusal_reasons` as one line, the most frequent reason first."""
+    return ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items(), key=lambda c: -c[1]))
 
 
 def _summary(

@@ -125,10 +125,10 @@ class MediaParser:
                 # 26 s file); a citation must point inside it.
                 end = min(float(segment.end), length)
                 segments.append(Segment(min(float(segment.start), end), end, text))
-            if time.monotonic() > deadline and segment.end < recording.seconds - 1:
+            if time.monotonic() > deadline and segment.end < length - 1:
                 warnings = (
                     f"transcription stopped at {_clock(segment.end)} of "
-                    f"{_clock(recording.seconds)} after {settings.timeout_s:g} s "
+                    f"{_clock(length)} after {settings.timeout_s:g} s "
                     "(parse.media.timeout_s)",
                 )
                 break
