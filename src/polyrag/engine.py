@@ -15,6 +15,7 @@ from polyrag.answer.generator import Answerer
 from polyrag.errors import SourceNotFoundError
 from polyrag.index.embed.onnx import OnnxMiniLM
 from polyrag.index.store.lancedb import LanceStore
+from polyrag.index.tables.sqlite import SqliteTableStore
 from polyrag.ingest.manifest import Entry, Manifest
 from polyrag.ingest.pipeline import Ingestor, IngestReport, Progress
 from polyrag.ingest.sync import remove_source
@@ -60,6 +61,10 @@ class Engine:
         return Manifest(self.home / "manifest.sqlite")
 
     @cached_property
+    def tables(self) -> SqliteTableStore:
+        return SqliteTableStore(self.home / "tables.sqlite")
+
+    @cached_property
     def retriever(self) -> HybridRetriever:
         return HybridRetriever(self.store, self.embedder, self.settings.retrieve)
 
@@ -88,6 +93,7 @@ class Engine:
             store=self.store,
             manifest=self.manifest,
             settings=self.settings,
+            tables=self.tables,
         )
 
     def ingest(
@@ -190,7 +196,7 @@ class Engine:
         removed: list[Entry] = []
         for entry in entries:
             if self.manifest.get(entry.path) is not None:  # not gone with its parent already
-                removed += remove_source(self.manifest, self.store, entry)
+                removed += remove_source(self.manifest, self.store, self.tables, entry)
         return removed
 
     def close(self) -> None:
@@ -201,3 +207,5 @@ class Engine:
             self.store.close()
         if "manifest" in self.__dict__:
             self.manifest.close()
+        if "tables" in self.__dict__:
+            self.tables.close()

@@ -46,6 +46,7 @@ class Locator:
     heading_path: tuple[str, ...] = ()
     char_span: tuple[int, int] | None = None  # offsets in the source's extracted text
     time_span: tuple[float, float] | None = None  # seconds into a recording
+    cells: str | None = None  # a spreadsheet range in A1 notation ("B5:C10"), or a table's rows
 
     def describe(self) -> str:
         """A short human label such as 'page 3', 'slide 2' or 'sheet Cups, rows 2-5'."""
@@ -56,7 +57,9 @@ class Locator:
             parts.append(f"slide {self.slide}")
         if self.sheet is not None:
             parts.append(f"sheet {self.sheet}")
-        if self.rows is not None:
+        if self.cells is not None:
+            parts.append(f"cells {self.cells}")
+        elif self.rows is not None:
             first, last = self.rows
             parts.append(f"row {first}" if first == last else f"rows {first}-{last}")
         if self.time_span is not None:
@@ -92,6 +95,7 @@ class Locator:
             heading_path=tuple(data.get("heading_path", ())),
             char_span=pair("char_span"),
             time_span=pair("time_span"),
+            cells=data.get("cells"),
         )
 
     @classmethod
@@ -105,6 +109,29 @@ def _clock(seconds: float) -> str:
 
 
 @dataclass(frozen=True)
+class Table:
+    """A table as cells, for computing over it (SQL): header, data rows and where they sit.
+
+    `row_numbers` and `columns` say where each data row and column sits in the original: the
+    spreadsheet's row numbers and column letters, so results cite cells ("B5:C10"). For a table
+    in a PDF, a slide or a document they are empty: rows are counted from 2 under the header,
+    as the table's row sentences count them.
+    """
+
+    header: tuple[str, ...]  # a name for every column
+    rows: tuple[tuple[str, ...], ...]  # data rows, each as wide as the header
+    locator: Locator = field(default_factory=Locator)  # where the whole table sits
+    name: str = ""  # what the source calls it: its sheet, or "Table 3" as the chunks number it
+    title: str = ""  # its caption or the title line above it
+    row_numbers: tuple[int, ...] = ()
+    columns: tuple[str, ...] = ()
+
+    def row_number(self, index: int) -> int:
+        """The row number a person sees for data row `index` (0-based)."""
+        return self.row_numbers[index] if self.row_numbers else index + 2
+
+
+@dataclass(frozen=True)
 class Block:
     """One unit a parser read from a source, with where it sits."""
 
@@ -112,6 +139,10 @@ class Block:
     text: str
     locator: Locator = field(default_factory=Locator)
     level: int = 0  # heading depth for HEADING blocks
+    # For a TABLE block: the whole table as cells when the parser knows them better than its
+    # Markdown says (a spreadsheet's row numbers and column letters); set on the first block
+    # of a table split into several.
+    table: Table | None = None
 
 
 @dataclass(frozen=True)

@@ -216,3 +216,25 @@ def test_a_file_over_the_memory_limit_fails_and_the_batch_goes_on(tmp_path: Path
     assert str(failed["error"]).startswith("needed more than 700 MB")
     assert_consistent(library)
     library.close()
+
+
+def test_tables_follow_their_source_through_edit_and_removal(tmp_path: Path) -> None:
+    folder = tmp_path / "sheets"
+    folder.mkdir()
+    sheet = folder / "ducks.csv"
+    sheet.write_text("Year,Ducks\n2019,120\n2020,135\n")
+    library = open_library(tmp_path)
+    library.ingest([sheet])
+    (first,) = library.sources()
+    (found,) = library.tables.tables([first.source_id])
+    assert found.path == str(sheet) and found.table.rows == (("2019", "120"), ("2020", "135"))
+
+    sheet.write_text("Year,Ducks\n2019,120\n2020,135\n2021,150\n")  # edited: a new version
+    library.sync([folder])
+    (second,) = library.sources()
+    assert library.tables.tables([first.source_id]) == []  # the old version's table is gone
+    assert len(library.tables.tables([second.source_id])[0].table.rows) == 3
+
+    library.remove(str(sheet))
+    assert library.tables.tables([second.source_id]) == []
+    library.close()

@@ -135,3 +135,56 @@ def test_workbook_failures() -> None:
         parse_file("xlsx/unstructured__password_protected.xlsx")
     with pytest.raises(CorruptFileError):
         parse_file("malformed/derived__xlsx-truncated-20KB.xlsx")
+
+
+def test_a_sheet_with_several_tables_reads_each_with_its_title() -> None:
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Counts"
+    sheet["B2"] = "Ducks per year"
+    for row, values in enumerate([("Year", "Ducks"), (2019, 120), (2020, 135)], start=4):
+        sheet.cell(row, 2, values[0])
+        sheet.cell(row, 3, values[1])
+    for row, values in enumerate([("Site", "Geese"), ("North", 7), ("South", 9), ("East", 2)], 4):
+        sheet.cell(row, 6, values[0])  # beside the first table, spanning other rows
+        sheet.cell(row, 7, values[1])
+    for row, values in enumerate([("Month", "Swans"), ("May", 3)], start=12):
+        sheet.cell(row, 1, values[0])  # below both, in other columns
+        sheet.cell(row, 2, values[1])
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+
+    blocks = SpreadsheetParser().parse(buffer.getvalue(), name="counts.xlsx").blocks
+
+    tables = [b.table for b in blocks if b.table is not None]
+    assert [t.header for t in tables] == [("Year", "Ducks"), ("Site", "Geese"), ("Month", "Swans")]
+    ducks, geese, swans = tables
+    assert ducks.title == "Ducks per year" and ducks.columns == ("B", "C")
+    assert ducks.row_numbers == (5, 6) and ducks.rows == (("2019", "120"), ("2020", "135"))
+    assert geese.columns == ("F", "G") and geese.row_numbers == (5, 6, 7)
+    assert swans.columns == ("A", "B") and swans.locator == Locator(sheet="Counts", rows=(12, 13))
+    assert "Row 5: Site is North, Geese is 7" in rows_of(blocks)
+
+
+def test_a_spacer_row_or_column_inside_a_table_keeps_it_whole() -> None:
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    for row, values in enumerate([("Item", None, "2023", "2024"), ("Rent", None, 10, 12)], 1):
+        for column, value in enumerate(values, start=1):
+            sheet.cell(row, column, value)
+    sheet.append([])  # a blank spacer row, then more rows of the same columns
+    sheet.append(["Food", None, 5, 6])
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+
+    blocks = SpreadsheetParser().parse(buffer.getvalue(), name="budget.xlsx").blocks
+
+    (table,) = [b.table for b in blocks if b.table is not None]
+    assert table.header == ("Item", "2023", "2024") and table.columns == ("A", "C", "D")
+    assert table.row_numbers == (2, 4)
+
+
+def test_a_csv_with_blank_lines_is_one_table() -> None:
+    blocks = SpreadsheetParser().parse(b"a,b\n1,2\n\n3,4,5\n", name="t.csv").blocks
+    (table,) = [b.table for b in blocks if b.table is not None]
+    assert table.row_numbers == (2, 4) and table.columns == ("A", "B", "C")

@@ -6,7 +6,8 @@ source (e-mail attachments, archive members) come back as attachments and are pa
 sources at `<parent path>#<name>`, up to `parse.limits.max_archive_depth` levels deep. When a
 source and all its children are parsed, a committer thread embeds the chunk texts not already
 in the store and swaps the family in for its previous version: the manifest marks the rows
-`indexing` (one transaction), the store commits every chunk of the family at once, and the
+`indexing` (one transaction), the table store takes the family's tables (keyed by content, so
+writing them early is harmless), the store commits every chunk of the family at once, and the
 manifest marks them `indexed` and drops children that are gone (one transaction). A run that
 stops in between leaves the parent `indexing`, and the next run redoes it.
 
@@ -28,6 +29,7 @@ import numpy as np
 from polyrag.errors import PolyragError
 from polyrag.index.embed.base import Embedder
 from polyrag.index.store.base import Store
+from polyrag.index.tables.base import TableStore
 from polyrag.ingest.discover import discover
 from polyrag.ingest.manifest import INDEXED, INDEXING, Entry, Manifest
 from polyrag.ingest.sync import remove_source, shielded, vanished
@@ -134,10 +136,12 @@ class Ingestor:
         store: Store,
         manifest: Manifest,
         settings: Settings,
+        tables: TableStore,
     ) -> None:
         self._pool = pool
         self._embedder = embedder
         self._store = store
+        self._tables = tables
         self._manifest = manifest
         self._settings = settings
         self._job_ids = 0
@@ -179,7 +183,7 @@ class Ingestor:
         report = self.ingest(paths, password=password, on_progress=on_progress)
         for entry in vanished(self._manifest, paths):
             with shielded():
-                rows = remove_source(self._manifest, self._store, entry)
+                rows = remove_source(self._manifest, self._store, self._tables, entry)
             report.removed += [{"source_id": row.source_id, "path": row.path} for row in rows]
         return report
 
@@ -364,12 +368,16 @@ class Ingestor:
             with self._manifest.transaction():
                 for entry in entries:
                     self._manifest.begin(entry)
+            for path, _parent, result in family.parsed:  # keyed by content: safe to write first
+                self._tables.put(result.source_id, path, result.tables)
             self._store.replace(chunks, vectors, replaces=replaces)
             with self._manifest.transaction():
                 for entry in entries:
                     self._manifest.finish(entry.path, entry.chunks)
                 for path in gone:
                     self._manifest.remove(path)
+            written = {entry.source_id for entry in entries}
+            self._tables.delete_sources(sorted(set(replaces) - written))
         except PolyragError as error:
             return _Outcome(
                 root, "failed", error.one_line(), failed=[{"path": root, "error": error.one_line()}]

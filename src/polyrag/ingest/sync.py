@@ -1,9 +1,9 @@
 """Keeping the index in step with folders: which sources vanished, and removing a source.
 
 A source is removed with every source carried inside it (attachments, archive members): the
-store drops the chunks no other path still uses, then the manifest drops the rows, in one
-transaction. A run stopped in between leaves rows whose chunks are gone; the next sync or
-`sources remove` removes them again.
+store drops the chunks (and the table store the tables) no other path still uses, then the
+manifest drops the rows, in one transaction. A run stopped in between leaves rows whose chunks
+are gone; the next sync or `sources remove` removes them again.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 from types import FrameType
 
 from polyrag.index.store.base import Store
+from polyrag.index.tables.base import TableStore
 from polyrag.ingest.manifest import Entry, Manifest
 
 
@@ -34,13 +35,16 @@ def vanished(manifest: Manifest, paths: Sequence[Path | str]) -> list[Entry]:
     return [found[path] for path in sorted(found)]
 
 
-def remove_source(manifest: Manifest, store: Store, entry: Entry) -> list[Entry]:
+def remove_source(
+    manifest: Manifest, store: Store, tables: TableStore, entry: Entry
+) -> list[Entry]:
     """Remove a source and the sources inside it; returns every row removed."""
     rows = [entry, *manifest.children(entry.path)]
     paths = [row.path for row in rows]
     ids = {sid for row in rows for sid in (row.source_id, row.previous_source_id) if sid}
     stale = sorted(sid for sid in ids if not manifest.source_in_use(sid, besides=paths))
     store.delete_sources(stale)
+    tables.delete_sources(stale)
     with manifest.transaction():
         for path in paths:
             manifest.remove(path)

@@ -29,6 +29,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
 from polyrag.chunk.chunker import Chunker
+from polyrag.chunk.tables import TABLES_VERSION, collect_tables
 from polyrag.errors import IngestError, PolyragError
 from polyrag.ingest.tokens import WordPieceCounter
 from polyrag.models.files import model_path
@@ -36,7 +37,7 @@ from polyrag.models.registry import MINILM_TOKENIZER
 from polyrag.parse.base import Attachment
 from polyrag.parse.router import ParserRouter, default_parsers
 from polyrag.settings import Settings
-from polyrag.types import Chunk, Source
+from polyrag.types import Chunk, Source, Table
 
 _WORKER_MAIN = "from polyrag.ingest.workers import main; main()"
 
@@ -73,6 +74,7 @@ class ParseResult:
     version: str = ""
     pages: int = 0
     chunks: tuple[Chunk, ...] = ()
+    tables: tuple[Table, ...] = ()  # its tables as cells, for SQL
     attachments: tuple[Attachment, ...] = ()
     unchanged: bool = False
     error: str | None = None
@@ -313,6 +315,7 @@ class _Worker:
             version=self._version(document.media_type),
             pages=document.pages,
             chunks=tuple(chunks),
+            tables=tuple(collect_tables(document.blocks)),
             attachments=document.attachments,
         )
 
@@ -350,9 +353,10 @@ class _Worker:
 
 
 def parse_version(router: ParserRouter, chunker: Chunker, media_type: str) -> str:
-    """The parser's and the chunker's versions: when either changes, sources are redone."""
+    """The parser's, the chunker's and the table reader's versions: when one changes, sources
+    are redone."""
     try:
         parser = router.parser_version(media_type)
     except PolyragError:  # a format no parser reads any more
         return ""
-    return f"{parser}+{chunker.version}"
+    return f"{parser}+{chunker.version}+{TABLES_VERSION}"

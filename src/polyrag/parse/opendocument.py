@@ -80,7 +80,7 @@ class OpenDocumentParser:
     """OpenDocument text, spreadsheets and presentations (LibreOffice, OpenOffice)."""
 
     media_types = frozenset({"odt", "ods", "odp"})
-    version = "1"
+    version = "2"
 
     def __init__(self, limits: LimitsSettings | None = None) -> None:
         self._limits = limits or LimitsSettings()
@@ -270,7 +270,7 @@ def _spreadsheet(spreadsheet: Any, title: str | None) -> Document:
         sheets += 1
         sheet = table.get(_TABLE_NAME) or f"Sheet{sheets}"
         rows = [_Row(number, cells) for number, cells in _sheet_rows(table)]
-        blocks.extend(_sheet_blocks(sheet, rows))
+        blocks.extend(_sheet_blocks(sheet, rows, regions=True))
     return Document(media_type="ods", blocks=tuple(blocks), pages=sheets, title=title)
 
 
