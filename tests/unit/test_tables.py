@@ -29,7 +29,8 @@ def test_tables_of_a_markdown_file_are_numbered_like_its_chunks() -> None:
 def test_word_tables_become_tables(tmp_path: Path) -> None:
     document = docx.Document()
     table = document.add_table(rows=3, cols=2)
-    for row, values in zip(table.rows, [("Team", "Cups"), ("Leafs", "13"), ("Blues", "1")]):
+    cells = [("Team", "Cups"), ("Leafs", "13"), ("Blues", "1")]
+    for row, values in zip(table.rows, cells, strict=True):
         for cell, value in zip(row.cells, values, strict=True):
             cell.text = value
     path = tmp_path / "cups.docx"
