@@ -6,12 +6,18 @@ first use, so `polyrag sources list` never loads a model.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Sequence
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 
-from polyrag.answer.generator import Answerer
+from polyrag import build
+from polyrag.agent.answers import Request
+from polyrag.agent.fast import answer_fast
+from polyrag.agent.steps import Steps
+from polyrag.agent.trace import Trace
+from polyrag.answer.generate import Turn
 from polyrag.errors import SourceNotFoundError
 from polyrag.index.embed.onnx import OnnxMiniLM
 from polyrag.index.store.lancedb import LanceStore
@@ -21,16 +27,13 @@ from polyrag.ingest.pipeline import Ingestor, IngestReport, Progress
 from polyrag.ingest.sync import remove_source
 from polyrag.ingest.watch import snapshot, watch_folders
 from polyrag.ingest.workers import ParsePool
-from polyrag.llm.base import ChatModel
 from polyrag.llm.fallback import FallbackChain
-from polyrag.llm.local import LocalLlamaModel
-from polyrag.llm.remote import OpenAICompatibleModel
-from polyrag.models.files import model_path
-from polyrag.models.registry import MINILM_ONNX, MINILM_TOKENIZER
 from polyrag.retrieve.base import RetrievalResult, SearchMode
 from polyrag.retrieve.hybrid import HybridRetriever
 from polyrag.settings import Settings, load_settings
-from polyrag.types import REFUSAL, Answer, Filter
+from polyrag.types import Answer, AnswerEvent, AskEvent, Filter, TokenEvent
+
+_DONE = object()
 
 
 class Engine:
@@ -44,44 +47,31 @@ class Engine:
 
     @cached_property
     def embedder(self) -> OnnxMiniLM:
-        cache = self.settings.model_cache
-        return OnnxMiniLM(
-            model_path(MINILM_ONNX, cache),
-            model_path(MINILM_TOKENIZER, cache),
-            batch_size=self.settings.embed.batch_size,
-            threads=self.settings.embed.threads,
-        )
+        return build.embedder(self.settings)
 
     @cached_property
     def store(self) -> LanceStore:
-        return LanceStore(self.home / "index", dim=self.embedder.dim)
+        return build.store(self.settings, self.embedder.dim)
 
     @cached_property
     def manifest(self) -> Manifest:
-        return Manifest(self.home / "manifest.sqlite")
+        return build.manifest(self.settings)
 
     @cached_property
     def tables(self) -> SqliteTableStore:
-        return SqliteTableStore(self.home / "tables.sqlite")
+        return build.table_store(self.settings)
 
     @cached_property
     def retriever(self) -> HybridRetriever:
-        return HybridRetriever(self.store, self.embedder, self.settings.retrieve)
+        return build.retriever(self.settings, self.store, self.embedder)
 
     @cached_property
     def chat(self) -> FallbackChain:
-        providers: list[ChatModel] = [
-            OpenAICompatibleModel(provider) for provider in self.settings.llm.providers
-        ]
-        if self.settings.llm.local.enabled or not providers:
-            providers.append(
-                LocalLlamaModel.packaged(self.settings.model_cache, self.settings.llm.local)
-            )
-        return FallbackChain(providers)
+        return build.chat(self.settings)
 
     @cached_property
-    def answerer(self) -> Answerer:
-        return Answerer(self.chat, self.settings.answer, parents=self.store.chunks_by_ordinal)
+    def steps(self) -> Steps:
+        return build.steps(self.settings, self.retriever, self.chat, self.store)
 
     # -- the pipeline ---------------------------------------------------------------------------
 
@@ -159,28 +149,55 @@ class Engine:
     def ask(
         self,
         question: str,
-        history: Sequence[tuple[str, str]] = (),
+        history: Sequence[Turn] = (),
         on_token: Callable[[str], None] | None = None,
         where: Filter | None = None,
+        *,
+        mode: str | None = None,
+        thread: str | None = None,
     ) -> Answer:
-        started = time.perf_counter()
-        standalone = self.answerer.standalone(question, history) if history else question
-        retrieved = self.search(standalone, where=where)
-        retrieval_ms = (time.perf_counter() - started) * 1000
-        draft = self.answerer.answer(standalone, retrieved.hits, on_token)
-        timings = {"retrieval": retrieval_ms, "total": (time.perf_counter() - started) * 1000}
-        if draft.first_token_ms is not None:
-            timings["first_token"] = retrieval_ms + draft.first_token_ms
-        return Answer(
-            question=question,
-            text=draft.text if not draft.refused else REFUSAL,
-            refused=draft.refused,
-            citations=draft.citations,
-            provider=draft.provider,
-            timings_ms=timings,
-            standalone_question=standalone if standalone != question else None,
-            refusal_reason=draft.reason if draft.refused else None,
-        )
+        """Answer a question from the index; `on_token` sees the reply as it is written."""
+
+        def emit(event: AskEvent) -> None:
+            if on_token is not None and isinstance(event, TokenEvent):
+                on_token(event.text)
+
+        request = Request(question, tuple(history), where, mode, thread)
+        return self._answer(request, emit)
+
+    def ask_events(
+        self,
+        question: str,
+        history: Sequence[Turn] = (),
+        where: Filter | None = None,
+        *,
+        mode: str | None = None,
+        thread: str | None = None,
+    ) -> Iterator[AskEvent]:
+        """Answer while telling what happens: steps as they finish, the evidence before the
+        reply, the reply's text as it is written, and last an AnswerEvent."""
+        events: queue.Queue[object] = queue.Queue()
+        request = Request(question, tuple(history), where, mode, thread)
+
+        def work() -> None:
+            try:
+                events.put(AnswerEvent(self._answer(request, events.put)))
+            except BaseException as error:  # handed to the reader, which raises it
+                events.put(error)
+            finally:
+                events.put(_DONE)
+
+        threading.Thread(target=work, name="polyrag-ask", daemon=True).start()
+        while (event := events.get()) is not _DONE:
+            if isinstance(event, BaseException):
+                raise event
+            yield event  # type: ignore[misc]
+
+    def _answer(self, request: Request, emit: Callable[[AskEvent], None]) -> Answer:
+        trace = Trace(emit)
+        steps = self.steps
+        standalone = steps.rewrite(request.question, request.history, trace)
+        return answer_fast(steps, request, standalone, trace)
 
     # -- sources --------------------------------------------------------------------------------
 

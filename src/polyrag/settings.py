@@ -82,6 +82,53 @@ class AnswerSettings(_Section):
         "answerable SQuAD 2.0 questions score above it against their own paragraph.",
     )
     history_turns: int = Field(10, ge=0, description="Chat turns used to rewrite follow-ups.")
+    prompt_turns: int = Field(
+        2, ge=0, description="Recent chat turns shown to the model with the sources."
+    )
+
+
+AskMode = Literal["fast", "agent", "auto"]
+
+
+class AgentSettings(_Section):
+    """How questions are answered: one retrieval (fast), the agent graph, or chosen per question."""
+
+    mode: AskMode = Field(
+        "auto",
+        description="fast: one retrieval and one answer; agent: plan, retrieve in rounds, use "
+        "tools, check; auto: the agent only for questions that need it (computation, tables, "
+        "comparisons, several hops).",
+    )
+    max_rounds: int = Field(3, ge=1, le=10, description="Retrieval rounds per question at most.")
+    max_model_calls: int = Field(
+        6, ge=2, le=30, description="Chat model calls per question at most (decisions and reply)."
+    )
+    tool_retries: int = Field(
+        2, ge=0, le=5, description="Retries of a failing tool call, with its error fed back."
+    )
+    recursion_limit: int = Field(
+        40, ge=10, le=500, description="Graph steps per question at most (LangGraph's limit)."
+    )
+    sql_timeout_s: float = Field(5.0, gt=0, le=120, description="Seconds a SQL query may run.")
+    max_tables: int = Field(
+        3, ge=1, le=20, description="Tables (of the retrieved sources) offered to SQL at once."
+    )
+    user_tools: list[str] = Field(
+        default_factory=list,
+        description="Your own tools as 'package.module:function': typed Python functions whose "
+        "docstring says what they do; the agent may call them.",
+    )
+    memory: bool = Field(
+        True,
+        description="Reuse the evidence of a question answered before when a new question is "
+        "close to it (until one of its sources changes).",
+    )
+    memory_similarity: float = Field(
+        0.92, ge=0.5, le=1, description="Cosine similarity to a past question that reuses it."
+    )
+    clarify: bool = Field(
+        True, description="Ask the user back when a question is ambiguous across sources."
+    )
 
 
 class ProviderSettings(_Section):
@@ -316,6 +363,7 @@ class Settings(BaseSettings):
     embed: EmbedSettings = Field(default_factory=EmbedSettings)
     retrieve: RetrieveSettings = Field(default_factory=RetrieveSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     web: WebSettings = Field(default_factory=WebSettings)

@@ -214,6 +214,27 @@ class Citation:
 
 
 @dataclass(frozen=True)
+class Step:
+    """One step of answering, as the trace shows it: what ran, what it found, how long it took.
+
+    `data` is JSON-ready; a tool call carries its tool, arguments, result or error there.
+    """
+
+    name: str  # route, rewrite, plan, retrieve, gate, evidence, evaluate, tool, critic, ...
+    summary: str  # one line a person reads
+    data: dict[str, Any] = field(default_factory=dict)
+    elapsed_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "step": self.name,
+            "summary": self.summary,
+            "data": self.data,
+            "elapsed_ms": round(self.elapsed_ms, 1),
+        }
+
+
+@dataclass(frozen=True)
 class Answer:
     """What `ask` returns: the reply, its evidence and who produced it."""
 
@@ -225,27 +246,76 @@ class Answer:
     timings_ms: dict[str, float]
     standalone_question: str | None = None
     refusal_reason: str | None = None  # why it was refused, one of REFUSAL_REASONS
+    mode: str = "fast"  # how it was answered: fast (one retrieval) or agent (the graph)
+    steps: tuple[Step, ...] = ()  # the trace
+    model_calls: int = 0  # chat model calls made for this answer (decisions and the reply)
+    partial: bool = False  # it answers part of the question and says what the sources lack
+    thread: str | None = None  # the agent conversation it belongs to (to resume it)
+    clarify: str | None = None  # a question back to the user: the answer waits for the reply
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "answer": self.text,
             "refused": self.refused,
             "refusal_reason": self.refusal_reason,
+            "partial": self.partial,
             "citations": [c.to_dict() for c in self.citations],
             "provider": self.provider,
+            "mode": self.mode,
+            "model_calls": self.model_calls,
             "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
+            "steps": [step.to_dict() for step in self.steps],
         }
+        if self.thread is not None:
+            out["thread"] = self.thread
+        if self.clarify is not None:
+            out["clarify"] = self.clarify
+        return out
+
+
+# Events `Engine.ask_events` yields while it answers, in this order: steps as they finish, the
+# evidence the reply is written from (before the reply), the reply's text as it is generated,
+# and at last the answer (or a clarifying question, which also ends with an answer event).
+
+
+@dataclass(frozen=True)
+class StepEvent:
+    step: Step
+
+
+@dataclass(frozen=True)
+class EvidenceEvent:
+    """The numbered passages (and tool results) the reply will be written from."""
+
+    evidence: tuple[Citation, ...]
+
+
+@dataclass(frozen=True)
+class TokenEvent:
+    text: str
+
+
+@dataclass(frozen=True)
+class AnswerEvent:
+    answer: Answer
+
+
+AskEvent = StepEvent | EvidenceEvent | TokenEvent | AnswerEvent
 
 
 REFUSAL = "I cannot find this information in the provided sources."
-# Answer.refusal_reason values, in the order the checks run (answer/generator.py)
+# Answer.refusal_reason values, in the order the checks run (agent/steps.py)
 WEAK_EVIDENCE = "weak evidence"
 NO_EVIDENCE_FITS = "no evidence fits"
 NO_ANSWER_FOUND = "model found no answer"
 NOT_SUPPORTED = "answer not supported"
+NEEDS_CLARIFICATION = "needs clarification"
+UNSAFE = "unsafe request"
 REFUSAL_REASONS = {  # each reason, as it is explained to the user
     WEAK_EVIDENCE: "nothing in the index is close enough to the question",
     NO_EVIDENCE_FITS: "the retrieved passages do not fit the model's context",
     NO_ANSWER_FOUND: "the model found no answer in the retrieved passages",
     NOT_SUPPORTED: "the model's reply was withdrawn: the sources do not support it",
+    NEEDS_CLARIFICATION: "the question can be read several ways: answer the question back",
+    UNSAFE: "the reply was withheld: it would reveal instructions or harmful content",
 }

@@ -12,12 +12,13 @@ from pathlib import Path
 import docx
 import numpy as np
 
-from polyrag.answer.generator import Answerer
+from polyrag.agent.steps import Steps
+from polyrag.agent.trace import Trace
 from polyrag.chunk.chunker import Chunker
 from polyrag.index.store.lancedb import LanceStore
 from polyrag.llm.fallback import FallbackChain
 from polyrag.parse.word import WordParser
-from polyrag.settings import AnswerSettings, ChunkSettings
+from polyrag.settings import ChunkSettings, Settings
 from polyrag.types import Modality, Source
 from tests.unit.replies import Replies
 
@@ -58,9 +59,13 @@ def test_a_table_hit_is_answered_from_its_parent_text(tmp_path: Path) -> None:
         hits = store.keyword_search("Iberia Q3 revenue", 3, vector=vectors[0])
         assert hits[0].chunk.modality is Modality.TABLE  # the rows say "Iberia"
         chat = Replies(["Iberia had Q3 revenue of 2.7 M [1]."])
-        settings = AnswerSettings(min_similarity=-1.0, evidence_items=1)
-        answerer = Answerer(FallbackChain([chat]), settings, parents=store.chunks_by_ordinal)
-        draft = answerer.answer("What was the Q3 revenue in Iberia?", hits)
+        settings = Settings(answer={"min_similarity": -1.0, "evidence_items": 1})
+        steps = Steps(None, FallbackChain([chat]), settings, parents=store.chunks_by_ordinal)  # type: ignore[arg-type]
+        trace = Trace(lambda _event: None)
+        question = "What was the Q3 revenue in Iberia?"
+        evidence = steps.evidence(question, hits, trace)
+        draft = steps.generate(question, evidence, (), trace)
+        verdict = steps.verify(draft, evidence, trace, arithmetic=False)
     finally:
         store.close()
     prompt = chat.asked[0][0][-1].content
@@ -73,6 +78,6 @@ def test_a_table_hit_is_answered_from_its_parent_text(tmp_path: Path) -> None:
     ]
     assert order == sorted(order)  # the table in its place within the text around it
     assert "[Table 1" not in context  # the placeholder gave way to the table
-    assert not draft.refused
-    (citation,) = draft.citations
+    assert not verdict.refused
+    (citation,) = verdict.citations
     assert citation.chunk.modality is Modality.TABLE and citation.chunk.anchor == 0

@@ -74,6 +74,15 @@ def support(answer: str, passages: Sequence[str]) -> float:
     return len(words & content_words(joined)) / len(words)
 
 
+def word_support(answer: str, passages: Sequence[str]) -> float:
+    """Share of the answer's meaningful words (numbers aside) found in the passages."""
+    body = _NUMBER.sub(" ", _MARKER.sub(" ", answer))
+    words = content_words(body)
+    if not words:
+        return 1.0
+    return len(words & content_words(" ".join(passages))) / len(words)
+
+
 def _plain_number(text: str) -> str:
     """'1,200' and '1200' are one number; a trailing '.0' or '.' does not make another."""
     plain = text.replace(",", "").rstrip(".")

@@ -80,6 +80,13 @@ class Evidence:
     chunk: Chunk
     text: str  # what the prompt shows: the chunk, or its most relevant sentences
     context: Chunk | None = None  # the parent text a table or picture is shown inside
+    # A tool's result (a calculation, a query's result) is evidence too; `backing` holds the
+    # passages or cells it rests on, which its citation points to.
+    backing: tuple[Chunk, ...] = ()
+
+    @property
+    def derived(self) -> bool:
+        return bool(self.backing)
 
 
 def label(chunk: Chunk) -> str:

@@ -13,13 +13,21 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from polyrag.answer.citations import is_refusal
 from polyrag.cli.common import HomeOption, JsonOption, engine_for, err, out, print_json
 from polyrag.cli.evaluate import eval_app
 from polyrag.ingest.manifest import Entry
 from polyrag.ingest.pipeline import IngestReport
 from polyrag.ingest.pipeline import Progress as IngestProgress
-from polyrag.types import REFUSAL_REASONS, Answer
+from polyrag.types import (
+    NOT_SUPPORTED,
+    REFUSAL_REASONS,
+    UNSAFE,
+    Answer,
+    AnswerEvent,
+    AskEvent,
+    StepEvent,
+    TokenEvent,
+)
 
 app = typer.Typer(
     help="Answers from your own documents, with citations. Offline by default.",
@@ -164,26 +172,51 @@ def search(
     out.print(f"[dim]{result.timings_ms['total']:.1f} ms[/dim]")
 
 
+ModeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--mode",
+        help="fast (one retrieval, one answer), agent (plan, retrieve in rounds, use tools) or "
+        "auto (the agent when the question needs it). Default: agent.mode in the settings.",
+    ),
+]
+TraceOption = Annotated[
+    bool, typer.Option("--trace", help="Show every step: retrieval, decisions, tools, checks.")
+]
+
+
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="A question in plain language.")],
+    mode: ModeOption = None,
+    trace: TraceOption = False,
+    thread: Annotated[
+        str | None,
+        typer.Option("--thread", help="Continue an agent conversation: answer its question back."),
+    ] = None,
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Answer from the indexed sources, citing them, or say the answer is not there."""
+    _check_mode(mode)
     with engine_for(home) as engine:
         if as_json:
-            print_json(engine.ask(question).to_dict())
+            print_json(engine.ask(question, mode=mode, thread=thread).to_dict())
             return
-        writer = _StreamWriter()
-        answer = engine.ask(question, on_token=writer)
-        _print_answer(answer, streamed=writer.written)
+        answer, streamed = _stream(engine.ask_events(question, mode=mode, thread=thread), trace)
+        _print_answer(answer, streamed)
 
 
 @app.command()
-def chat(home: HomeOption = None) -> None:
+def chat(
+    mode: ModeOption = None,
+    trace: TraceOption = False,
+    home: HomeOption = None,
+) -> None:
     """Ask questions one after another; follow-ups may refer to earlier turns."""
+    _check_mode(mode)
     history: list[tuple[str, str]] = []
+    thread: str | None = None
     with engine_for(home) as engine:
         out.print("[dim]Ask a question (empty line or Ctrl-D to quit).[/dim]")
         while True:
@@ -193,50 +226,78 @@ def chat(home: HomeOption = None) -> None:
                 break
             if not question:
                 break
-            writer = _StreamWriter()
-            answer = engine.ask(question, history=history, on_token=writer)
-            _print_answer(answer, streamed=writer.written)
-            history.append((question, answer.text))
+            events = engine.ask_events(question, history=history, mode=mode, thread=thread)
+            answer, streamed = _stream(events, trace)
+            _print_answer(answer, streamed)
+            thread = answer.thread if answer.clarify else None
+            if not answer.clarify:
+                history.append((question, answer.text))
 
 
-class _StreamWriter:
-    """Prints the answer as the model writes it."""
-
-    def __init__(self) -> None:
-        self.pieces: list[str] = []
-
-    @property
-    def written(self) -> str:
-        return "".join(self.pieces)
-
-    def __call__(self, piece: str) -> None:
-        self.pieces.append(piece)
-        sys.stdout.write(piece)
-        sys.stdout.flush()
+def _check_mode(mode: str | None) -> None:
+    if mode is not None and mode not in ("fast", "agent", "auto"):
+        err.print(f"error: --mode must be fast, agent or auto, not {mode!r}", markup=False)
+        raise typer.Exit(2)
 
 
-def _print_answer(answer: Answer, *, streamed: str) -> None:
-    """Finish a streamed reply: a reply the checks rejected is withdrawn, visibly."""
-    withdrawn = bool(streamed) and answer.refused and not is_refusal(streamed)
-    if streamed:
+def _stream(events: Iterator[AskEvent], trace: bool) -> tuple[Answer, str]:
+    """Print the reply as it is written (and each step, with --trace); return the answer and
+    the text that was printed."""
+    answer: Answer | None = None
+    pieces: list[str] = []
+    for event in events:
+        if isinstance(event, StepEvent) and trace:
+            if pieces and not pieces[-1].endswith("\n"):
+                pieces.append("\n")
+                sys.stdout.write("\n")
+            err.print(f"· {event.step.name}: {event.step.summary}", markup=False, style="dim")
+        elif isinstance(event, TokenEvent):
+            pieces.append(event.text)
+            sys.stdout.write(event.text)
+            sys.stdout.flush()
+        elif isinstance(event, AnswerEvent):
+            answer = event.answer
+    streamed = "".join(pieces)
+    if streamed and not streamed.endswith("\n"):
         sys.stdout.write("\n")
-        if withdrawn:
-            out.print("[dim](withdrawn: the sources do not support this reply)[/dim]")
-    if not streamed or (answer.refused and streamed.strip() != answer.text):
+    assert answer is not None
+    return answer, streamed
+
+
+def _print_answer(answer: Answer, streamed: str) -> None:
+    """Finish a streamed reply. Whether it stands is the answer's decision, not re-judged."""
+    if answer.clarify:
+        out.print(f"? {answer.clarify}", markup=False, style="bold")
+        out.print(f"(reply with: polyrag ask --thread {answer.thread} ...)", style="dim")
+        return
+    withdrawn = answer.refused and answer.refusal_reason in (NOT_SUPPORTED, UNSAFE)
+    if streamed.strip() and withdrawn:
+        why = REFUSAL_REASONS[answer.refusal_reason or NOT_SUPPORTED]
+        out.print(f"(withdrawn: {why})", markup=False, style="dim")
         out.print(answer.text, markup=False)
-    why = REFUSAL_REASONS.get(answer.refusal_reason or "")
-    if answer.refused and why and not withdrawn:  # a withdrawn reply has said why already
-        out.print(f"[dim](why: {why})[/dim]")
+    elif answer.refused:
+        if streamed.strip() != answer.text:
+            out.print(answer.text, markup=False)
+        reason = REFUSAL_REASONS.get(answer.refusal_reason or "")
+        if reason:
+            out.print(f"(why: {reason})", markup=False, style="dim")
+    elif not streamed.strip():
+        out.print(answer.text, markup=False)
+    elif answer.partial:
+        out.print("(kept what the sources support:)", markup=False, style="dim")
+        out.print(answer.text, markup=False)
     if answer.standalone_question:
-        out.print(f"[dim](understood as: {answer.standalone_question})[/dim]")
+        out.print(f"(understood as: {answer.standalone_question})", markup=False, style="dim")
     for citation in answer.citations:
         where = citation.chunk.locator.describe()
         suffix = f", {where}" if where else ""
         out.print(f"  [{citation.n}] {citation.chunk.path}{suffix}", markup=False)
-    timings = answer.timings_ms
+    calls = f"{answer.model_calls} model call{'s' if answer.model_calls != 1 else ''}"
+    seconds = answer.timings_ms.get("total", 0) / 1000
     out.print(
-        f"[dim]{answer.provider or 'no model needed'} · "
-        f"{timings.get('total', 0) / 1000:.1f} s[/dim]"
+        f"{answer.provider or 'no model needed'} · {answer.mode} · {calls} · {seconds:.1f} s",
+        markup=False,
+        style="dim",
     )
 
 

@@ -141,6 +141,10 @@ def eval_qa(
             help="document: ask each question of its own documents; collection: of all of them.",
         ),
     ] = "document",
+    mode: Annotated[
+        str | None,
+        typer.Option("--mode", help="fast, agent or auto (default: agent.mode in the settings)."),
+    ] = None,
     home: HomeOption = None,
     results: OutOption = None,
     as_json: JsonOption = False,
@@ -152,6 +156,9 @@ def eval_qa(
 
     if scope not in ("document", "collection"):
         err.print(f"error: --scope must be document or collection, not {scope!r}", markup=False)
+        raise typer.Exit(2)
+    if mode is not None and mode not in ("fast", "agent", "auto"):
+        err.print(f"error: --mode must be fast, agent or auto, not {mode!r}", markup=False)
         raise typer.Exit(2)
     with engine_for(home) as engine, _steps(not as_json and err.is_terminal) as on_step:
         loaded = load_dataset(dataset, limit=limit)
@@ -165,6 +172,7 @@ def eval_qa(
             scope="document" if scope == "document" else "collection",
             judge=judge,
             on_step=on_step,
+            mode=mode,
         )
         folder = _write_qa_report(summary, results or Path(engine.settings.home) / "results")
     summary = {key: value for key, value in summary.items() if key != "latencies_ms"}
@@ -218,7 +226,7 @@ def _write_qa_report(summary: dict[str, Any], root: Path) -> Path:
     folder = run_folder(root, "qa", summary["dataset"])
     notes = [
         f"{summary['questions']} questions ({summary['unanswerable']} unanswerable), "
-        f"scope {summary['scope']}, {summary['runs']} run(s) each; "
+        f"scope {summary['scope']}, mode {summary['mode']}, {summary['runs']} run(s) each; "
         f"providers: {', '.join(summary['providers']) or 'none needed'}.",
         "Answer metrics count a refused answerable question as an empty answer. "
         "± is the standard deviation over questions.",
@@ -244,7 +252,8 @@ def _print_qa(summary: dict[str, Any]) -> None:
 
     out.print(
         f"[bold]{summary['dataset']}[/bold]: {summary['questions']} questions "
-        f"({summary['unanswerable']} unanswerable), scope {summary['scope']}"
+        f"({summary['unanswerable']} unanswerable), scope {summary['scope']}, "
+        f"mode {summary['mode']}"
     )
     sections = ("answers", "refusals", "citations", "retrieval", "judge")
     for section in sections:
@@ -262,6 +271,14 @@ def _print_qa(summary: dict[str, Any]) -> None:
         if section == "refusals" and summary.get("refusal_reasons"):
             reasons = refusal_reasons_line(summary["refusal_reasons"])
             out.print(f"  refused because: {reasons}", markup=False)
+    calls = summary.get("model_calls")
+    if calls:
+        modes = ", ".join(f"{m} {n}" for m, n in summary["modes"].items())
+        out.print(
+            f"  model calls per question: mean {calls['mean']:.2f}, max {calls['max']} "
+            f"(answered by: {modes})",
+            markup=False,
+        )
     for stage, stat in summary["latency_ms"].items():
         out.print(
             f"  latency {stage}: mean {stat['mean']:.0f}±{stat['std']:.0f} ms, "

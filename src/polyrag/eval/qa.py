@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from polyrag.answer.citations import is_refusal
 from polyrag.engine import Engine
 from polyrag.eval.answer_metrics import (
     exact_match,
@@ -59,6 +58,9 @@ class _Row:
     cited: list[str]
     judge_error: str | None = None
     refusal_reason: str | None = None
+    mode: str = "fast"
+    model_calls: int = 0
+    partial: bool = False
 
 
 def eval_home(settings: Settings, dataset: QADataset) -> Path:
@@ -74,8 +76,11 @@ def evaluate_qa(
     scope: Scope = "document",
     judge: FactJudge | None = None,
     on_step: Callable[[Step], None] | None = None,
+    mode: str | None = None,
 ) -> dict[str, Any]:
-    """Ingest the dataset's documents, ask every question `runs` times, and score it."""
+    """Ingest the dataset's documents, ask every question `runs` times, and score it.
+
+    `mode` (fast, agent or auto; default: the settings') is how every question is answered."""
     home = eval_home(settings, dataset)
     engine = Engine(settings.model_copy(update={"home": home, "models_dir": settings.model_cache}))
     try:
@@ -84,12 +89,13 @@ def evaluate_qa(
         ingest_s = time.perf_counter() - started
         rows = []
         for done, case in enumerate(dataset.cases, start=1):
-            rows.append(_ask(engine, case, source_ids, scope, runs, judge))
+            rows.append(_ask(engine, case, source_ids, scope, runs, judge, mode))
             if on_step:
                 on_step(Step("asking", done, len(dataset.cases)))
     finally:
         engine.close()
-    return _summary(dataset, rows, settings, scope, runs, judge, failed, ingest_s)
+    chosen = mode or settings.agent.mode
+    return _summary(dataset, rows, settings, scope, runs, judge, failed, ingest_s, chosen)
 
 
 def _ingest(
@@ -127,6 +133,7 @@ def _ask(
     scope: Scope,
     runs: int,
     judge: FactJudge | None,
+    mode: str | None,
 ) -> _Row:
     where = None
     wanted = tuple(source_ids[name] for name in case.documents if name in source_ids)
@@ -137,11 +144,10 @@ def _ask(
     timings = []
     answer = None
     for _ in range(max(runs, 1)):
-        answer = engine.ask(case.question, where=where)
+        answer = engine.ask(case.question, where=where, mode=mode)
         timings.append(answer.timings_ms)
     assert answer is not None
-    # A refusal counts whether the pipeline declined before generating or the model said so.
-    refused = answer.refused or is_refusal(answer.text)
+    refused = answer.refused  # decided once, by the pipeline
     text = "" if refused else answer.text
     prediction = _MARKER.sub("", text).strip()
     scores: dict[str, float | None] = {}
@@ -180,6 +186,9 @@ def _ask(
         [f"{c.chunk.path} {c.chunk.locator.describe()}".strip() for c in answer.citations],
         judge_error,
         answer.refusal_reason or (NO_ANSWER_FOUND if refused else None),
+        answer.mode,
+        answer.model_calls,
+        answer.partial,
     )
 
 
@@ -236,6 +245,7 @@ def _summary(
     judge: FactJudge | None,
     failed: list[dict[str, object]],
     ingest_s: float,
+    mode: str,
 ) -> dict[str, Any]:
     def stat(name: str) -> dict[str, float] | None:
         values = [r.scores[name] for r in rows if r.scores.get(name) is not None]
@@ -263,6 +273,7 @@ def _summary(
         "answerable": len(answerable),
         "unanswerable": len(rows) - len(answerable),
         "scope": scope,
+        "mode": mode,
         "runs": runs,
         "retrieval": {
             "k": settings.retrieve.k,
@@ -275,6 +286,9 @@ def _summary(
             "false_refusal_rate": stat("false_refusal"),
         },
         "refusal_reasons": dict(Counter(r.refusal_reason for r in rows if r.refusal_reason)),
+        "model_calls": _calls(rows),
+        "modes": dict(Counter(r.mode for r in rows)),
+        "partial_answers": sum(r.partial for r in rows),
         "citations": {"citation_precision": stat("citation_precision")},
         "judge": _judge_summary(rows, judge, stat),
         "latency_ms": latency,
@@ -295,6 +309,9 @@ def _summary(
                 "citations": r.cited,
                 "scores": {k: v for k, v in r.scores.items() if v is not None},
                 "total_ms": round(r.timings[0].get("total", 0.0), 1),
+                "mode": r.mode,
+                "model_calls": r.model_calls,
+                **({"partial": True} if r.partial else {}),
                 **({"judge_error": r.judge_error} if r.judge_error else {}),
             }
             for r in rows
@@ -302,6 +319,14 @@ def _summary(
         "latencies_ms": samples,
     }
     return summary
+
+
+def _calls(rows: Sequence[_Row]) -> dict[str, float] | None:
+    """Chat model calls per question: mean and max."""
+    if not rows:
+        return None
+    calls = [r.model_calls for r in rows]
+    return {"mean": round(sum(calls) / len(calls), 2), "max": max(calls)}
 
 
 def _judge_summary(

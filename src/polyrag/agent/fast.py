@@ -1,0 +1,22 @@
+"""The fast path: one retrieval, one reply, checked — the steps in a fixed order, no decisions."""
+
+from __future__ import annotations
+
+from polyrag.agent.answers import Request, conclude, refusal, show_evidence
+from polyrag.agent.steps import Steps
+from polyrag.agent.trace import Trace
+from polyrag.types import NO_EVIDENCE_FITS, Answer
+
+
+def answer_fast(steps: Steps, request: Request, standalone: str, trace: Trace) -> Answer:
+    hits = steps.retrieve(standalone, request.where, trace)
+    reason = steps.gate(hits, trace)
+    if reason is not None:
+        return refusal(request, trace, reason, mode="fast", standalone=standalone)
+    evidence = steps.evidence(standalone, hits, trace)
+    if not evidence:
+        return refusal(request, trace, NO_EVIDENCE_FITS, mode="fast", standalone=standalone)
+    show_evidence(evidence, trace)
+    draft = steps.generate(standalone, evidence, request.history, trace)
+    verdict = steps.verify(draft, evidence, trace, arithmetic=False)
+    return conclude(request, trace, verdict, draft.provider, mode="fast", standalone=standalone)

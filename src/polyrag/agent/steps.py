@@ -1,0 +1,223 @@
+"""The steps of answering, each a plain call that records itself in the trace.
+
+The fast path calls them in one fixed order (retrieve → gate → evidence → generate → verify);
+the agent graph uses the same calls as its nodes and adds planning, more retrieval rounds and
+tools. A step never decides the control flow; the caller does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from polyrag.agent.guard import screen_answer, screen_passage
+from polyrag.agent.trace import Trace, now
+from polyrag.answer.evidence import Evidence, ParentLookup, label, select_evidence
+from polyrag.answer.gate import best_similarity, gate
+from polyrag.answer.generate import Generator, Turn
+from polyrag.answer.prompts import prompt
+from polyrag.answer.verify import Verdict, verify
+from polyrag.llm.base import GenerationOptions, Message
+from polyrag.llm.fallback import FallbackChain
+from polyrag.retrieve.base import Retriever
+from polyrag.settings import Settings
+from polyrag.types import REFUSAL, UNSAFE, Filter, Hit, TokenEvent
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A reply that was generated, before it is checked."""
+
+    text: str
+    provider: str
+    first_token_ms: float | None
+    skipped: tuple[str, ...] = ()  # providers passed over, with why
+
+
+class Steps:
+    """The collaborators every step needs, built once per engine."""
+
+    def __init__(
+        self,
+        retriever: Retriever,
+        chat: FallbackChain,
+        settings: Settings,
+        parents: ParentLookup | None = None,
+    ) -> None:
+        self.retriever = retriever
+        self.chat = chat
+        self.settings = settings
+        self.parents = parents
+        self.generator = Generator(chat, settings.answer)
+
+    # -- retrieval ----------------------------------------------------------------------------
+
+    def rewrite(self, question: str, history: Sequence[Turn], trace: Trace) -> str:
+        """A follow-up rewritten to stand alone, using the recent turns (one model call)."""
+        turns = list(history)[-self.settings.answer.history_turns :]
+        if not turns:
+            return question
+        started = now()
+        lines = [f"User: {asked}\nAssistant: {replied}" for asked, replied in turns]
+        messages = [
+            Message("user", prompt("rewrite").format(history="\n".join(lines), question=question))
+        ]
+        trace.model_calls += 1
+        opened = self.chat.open_stream(messages, GenerationOptions(max_tokens=64))
+        rewritten = " ".join("".join(opened.tokens).split()).strip().strip('"') or question
+        trace.add("rewrite", f"understood as: {rewritten}", {"standalone": rewritten}, started)
+        return rewritten
+
+    def retrieve(
+        self, query: str, where: Filter | None, trace: Trace, *, k: int | None = None
+    ) -> list[Hit]:
+        started = now()
+        result = self.retriever.search(query, k=k, where=where)
+        hits = result.hits
+        trace.mark("retrieval")
+        shown = [
+            {
+                "rank": rank,
+                "path": hit.chunk.path,
+                "where": hit.chunk.locator.describe(),
+                "score": round(hit.score, 4),
+                "similarity": round(hit.vector_similarity or 0.0, 4),
+            }
+            for rank, hit in enumerate(hits, start=1)
+        ]
+        best = f", best {Path(hits[0].chunk.path).name}" if hits else ""
+        trace.add(
+            "retrieve",
+            f"{len(hits)} passages for {query!r}{best}",
+            {"query": query, "hits": shown, "timings_ms": _rounded(result.timings_ms)},
+            started,
+        )
+        return hits
+
+    def gate(self, hits: Sequence[Hit], trace: Trace) -> str | None:
+        threshold = self.settings.answer.min_similarity
+        reason = gate(hits, threshold)
+        best = best_similarity(hits)
+        summary = f"best similarity {best:.2f} (threshold {threshold:.2f})"
+        trace.add(
+            "gate",
+            summary + (": refused before any model call" if reason else ""),
+            {"best_similarity": round(best, 4), "threshold": threshold, "refused": bool(reason)},
+        )
+        return reason
+
+    # -- evidence -----------------------------------------------------------------------------
+
+    def evidence(
+        self,
+        question: str,
+        hits: Sequence[Hit],
+        trace: Trace,
+        *,
+        derived: Sequence[Evidence] = (),
+        items: int | None = None,
+        budget: int | None = None,
+        relative: float | None = None,
+    ) -> list[Evidence]:
+        """The passages the reply is written from (screened), then any tool results."""
+        started = now()
+        answer = self.settings.answer
+        chosen = select_evidence(
+            hits,
+            question,
+            self.chat.count_tokens,
+            budget if budget is not None else answer.context_tokens,
+            items if items is not None else answer.evidence_items,
+            answer.min_relative_score if relative is None else relative,
+            parents=self.parents,
+        )
+        flagged: list[dict[str, str]] = []
+        screened: list[Evidence] = []
+        for item in chosen:
+            result = screen_passage(item.text)
+            if result.flagged:
+                flagged += [{"path": item.chunk.path, "text": t} for t in result.flagged]
+            screened.append(replace(item, text=result.text))
+        if flagged:
+            trace.add(
+                "guard",
+                f"{len(flagged)} instruction-like sentence(s) in the sources were left out",
+                {"flagged": flagged},
+            )
+        start = len(screened)
+        screened += [replace(item, n=start + i) for i, item in enumerate(derived, start=1)]
+        trace.add(
+            "evidence",
+            f"{len(screened)} item(s) for the model",
+            {
+                "items": [
+                    {"n": e.n, "label": label(e.chunk), "derived": e.derived} for e in screened
+                ]
+            },
+            started,
+        )
+        return screened
+
+    # -- the reply ----------------------------------------------------------------------------
+
+    def generate(
+        self,
+        question: str,
+        evidence: Sequence[Evidence],
+        history: Sequence[Turn],
+        trace: Trace,
+        *,
+        style: str = "",
+    ) -> Draft:
+        """The reply, its pieces passed on as TokenEvents while the model writes them."""
+        started = now()
+        messages = self.generator.messages(question, evidence, history, style=style)
+        trace.model_calls += 1
+        opened = self.generator.open(messages)
+        pieces: list[str] = []
+        first: float | None = None
+        for piece in opened.tokens:
+            if first is None:
+                first = (now() - started) * 1000
+                trace.mark("first_token")
+            pieces.append(piece)
+            trace.emit(TokenEvent(piece))
+        skipped = tuple(f"{a.provider}: {a.error}" for a in opened.attempts)
+        text = "".join(pieces).strip()
+        trace.add(
+            "generate",
+            f"{opened.provider} wrote {len(text)} characters",
+            {"provider": opened.provider, "first_token_ms": first, "skipped": list(skipped)},
+            started,
+        )
+        return Draft(text, opened.provider, first, skipped)
+
+    def verify(
+        self, draft: Draft, evidence: Sequence[Evidence], trace: Trace, *, arithmetic: bool
+    ) -> Verdict:
+        started = now()
+        verdict = verify(draft.text, evidence, arithmetic=arithmetic)
+        if not verdict.refused:
+            withheld = screen_answer(verdict.text, [prompt("system")])
+            if withheld:
+                verdict = Verdict(REFUSAL, True, UNSAFE, (), withdrawn=(verdict.text,))
+        summary = "supported" if not verdict.refused else f"refused: {verdict.reason}"
+        if verdict.partial and not verdict.refused:
+            summary = "partly supported: kept what the sources state"
+        trace.add(
+            "verify",
+            summary,
+            {
+                "reason": verdict.reason,
+                "partial": verdict.partial,
+                "computed": list(verdict.computed),
+                "withdrawn": list(verdict.withdrawn),
+            },
+            started,
+        )
+        return verdict
+
+
+def _rounded(timings: dict[str, float]) -> dict[str, float]:
+    return {key: round(value, 1) for key, value in timings.items()}

@@ -1,0 +1,375 @@
+"""SQL over the tables polyrag has read: DuckDB in this process, checked before it runs.
+
+The tables a question may need are loaded into an in-memory DuckDB (from our own parsed cells,
+through Arrow: no file is read and no extension loaded), then the connection is locked: external
+access off, configuration frozen. A query must be one SELECT over those tables, which sqlglot
+checks before DuckDB sees it, and it is interrupted after a time limit.
+
+Every result says which cells it rests on. For a query over one table, the rows its WHERE
+clause keeps (every row an aggregate or an ORDER BY compared) and the columns it names are the
+cited cells: `Sheet1!C5:C10` in a spreadsheet, rows of "Table 3" on a page elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import sqlglot
+from sqlglot import exp
+
+from polyrag.agent.tools.numbers import is_blank_number, parse_number, show
+from polyrag.errors import PolyragError
+from polyrag.index.tables.base import SourceTable
+from polyrag.parse.tables import markdown_table
+from polyrag.types import Chunk, Locator, Modality
+
+ROW_COLUMN = "_row"  # the hidden column holding each row's number in its source
+MAX_RESULT_ROWS = 20
+MAX_CITED_ROWS = 12  # rows of a cited range shown as its text
+NUMERIC_SHARE = 0.8  # share of a column's non-blank cells that must be numbers
+_ALLOWED = (
+    exp.Select,
+    exp.Union,
+    exp.Intersect,
+    exp.Except,
+    exp.Subquery,
+    exp.With,
+    exp.CTE,
+)
+_FORBIDDEN = (
+    exp.Insert,
+    exp.Update,
+    exp.Delete,
+    exp.Create,
+    exp.Drop,
+    exp.Alter,
+    exp.Command,
+    exp.Pragma,
+    exp.Copy,
+    exp.Set,
+    exp.Use,
+    exp.Attach,
+    exp.Detach,
+    exp.Transaction,
+    exp.Merge,
+)
+
+
+class SqlError(PolyragError):
+    """A query was refused or failed; the message is fed back to whoever wrote it."""
+
+    hint = "write one SELECT over the listed tables"
+
+
+@dataclass(frozen=True)
+class SqlColumn:
+    name: str  # the identifier in SQL
+    header: str  # the header as the source writes it
+    letter: str  # the spreadsheet column letter, or ""
+    numeric: bool
+
+
+@dataclass(frozen=True)
+class SqlTable:
+    name: str  # the identifier in SQL
+    source: SourceTable
+    columns: tuple[SqlColumn, ...]
+
+    def describe(self) -> str:
+        table = self.source.table
+        where = table.locator.describe()
+        label = f"{Path(self.source.path).name}, {table.name}" + (f" ({where})" if where else "")
+        return f"{label}: {table.title}" if table.title else label
+
+
+@dataclass(frozen=True)
+class CitedCells:
+    """The cells a result rests on: a table's rows (source row numbers) and columns."""
+
+    table: SqlTable
+    rows: tuple[int, ...]
+    columns: tuple[SqlColumn, ...]
+
+    def cells(self) -> str | None:
+        """A1 ranges ("C5:C10, C12") when the table is a spreadsheet's, else None."""
+        letters = [c.letter for c in self.columns if c.letter]
+        if not letters or not self.rows:
+            return None
+        first, last = min(letters, key=_letter_order), max(letters, key=_letter_order)
+        ranges = []
+        for start, end in _runs(self.rows):
+            a, b = f"{first}{start}", f"{last}{end}"
+            ranges.append(a if a == b else f"{a}:{b}")
+        return ", ".join(ranges)
+
+    def chunk(self) -> Chunk:
+        """The cited cells as a piece of evidence: their header and rows, where they sit."""
+        source, table = self.table.source, self.table.source.table
+        wanted = set(self.rows)
+        picked = [
+            (number, row)
+            for index, row in enumerate(table.rows)
+            if (number := table.row_number(index)) in wanted
+        ]
+        shown = [list(row) for _, row in picked[:MAX_CITED_ROWS]]
+        text = markdown_table([list(table.header), *shown])
+        if len(picked) > MAX_CITED_ROWS:
+            text += f"\n(and {len(picked) - MAX_CITED_ROWS} more rows)"
+        heading = f"{table.name}: {table.title}" if table.title else table.name
+        span = (min(wanted), max(wanted)) if wanted else table.locator.rows
+        locator = replace(table.locator, rows=span, cells=self.cells())
+        key = locator.cells or (f"{span[0]}-{span[1]}" if span else "all")
+        return Chunk(
+            chunk_id=f"{source.source_id}#{table.name}!{key}",
+            source_id=source.source_id,
+            path=source.path,
+            text=f"{heading}\n{text}",
+            locator=locator,
+            modality=Modality.TABLE,
+        )
+
+
+@dataclass(frozen=True)
+class SqlResult:
+    query: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    cited: tuple[CitedCells, ...]
+    truncated: bool = False
+
+    def text(self) -> str:
+        """The result as the model reads it: one line per row, values with their column."""
+        if not self.rows:
+            return "no rows"
+        lines = []
+        for row in self.rows:
+            pairs = zip(self.columns, row, strict=True)
+            lines.append(", ".join(f"{c} = {_value(v)}" for c, v in pairs))
+        more = f"\n(only the first {MAX_RESULT_ROWS} rows)" if self.truncated else ""
+        return "\n".join(lines) + more
+
+    def values(self) -> list[str]:
+        return [_value(v) for row in self.rows for v in row]
+
+
+class TableDatabase:
+    """The tables of one question, loaded into an in-memory DuckDB that then only reads."""
+
+    def __init__(self, tables: Sequence[SourceTable], *, timeout_s: float = 5.0) -> None:
+        self._timeout_s = timeout_s
+        self.tables: list[SqlTable] = []
+        taken: set[str] = set()
+        self._db = duckdb.connect(":memory:", config={"threads": 1, "memory_limit": "512MB"})
+        for source_table in tables:
+            name = _unique(_identifier(source_table.table.name, "table"), taken)
+            columns = _columns(source_table)
+            self._db.register("incoming", _arrow(source_table, columns))
+            self._db.execute(f'CREATE TABLE "{name}" AS SELECT * FROM incoming')
+            self._db.unregister("incoming")
+            self.tables.append(SqlTable(name, source_table, columns))
+        self._db.execute("SET enable_external_access = false")
+        self._db.execute("SET autoload_known_extensions = false")
+        self._db.execute("SET lock_configuration = true")
+        self._by_name = {table.name: table for table in self.tables}
+
+    def schema(self, sample_rows: int = 3) -> str:
+        """What a model needs to write SQL: tables, typed columns, a few rows."""
+        parts = []
+        for table in self.tables:
+            columns = ", ".join(
+                f"{c.name} {'NUMBER' if c.numeric else 'TEXT'}"
+                + (f' -- "{c.header}"' if c.header != c.name else "")
+                for c in table.columns
+            )
+            lines = [f"TABLE {table.name} ({columns})", f"  -- {table.describe()}"]
+            for row in table.source.table.rows[:sample_rows]:
+                lines.append("  -- row: " + ", ".join(v or "NULL" for v in row))
+            parts.append("\n".join(lines))
+        return "\n".join(parts)
+
+    def check(self, query: str) -> exp.Expression:
+        """The parsed query, or SqlError saying why it may not run."""
+        text = query.strip().rstrip(";").strip()
+        if not text:
+            raise SqlError("the query is empty")
+        try:
+            statements = [s for s in sqlglot.parse(text, read="duckdb") if s is not None]
+        except sqlglot.errors.SqlglotError as error:
+            raise SqlError(f"the query does not parse: {_first_line(error)}") from None
+        if len(statements) != 1:
+            raise SqlError("only one statement may run")
+        tree = statements[0]
+        if not isinstance(tree, _ALLOWED) or any(isinstance(n, _FORBIDDEN) for n in tree.walk()):
+            raise SqlError("only a SELECT may run")
+        ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+        for table in tree.find_all(exp.Table):
+            if not isinstance(table.this, exp.Identifier):
+                raise SqlError("only the listed tables may be read (no table functions)")
+            if table.name not in self._by_name and table.name not in ctes:
+                known = ", ".join(self._by_name) or "none"
+                raise SqlError(f"unknown table {table.name!r} (tables: {known})")
+        return tree
+
+    def run(self, query: str) -> SqlResult:
+        tree = self.check(query)
+        sql = tree.sql(dialect="duckdb")
+        rows, columns = self._execute(sql)
+        return SqlResult(
+            query=sql,
+            columns=columns,
+            rows=tuple(rows[:MAX_RESULT_ROWS]),
+            cited=tuple(self._cited(tree)),
+            truncated=len(rows) > MAX_RESULT_ROWS,
+        )
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _execute(
+        self, sql: str, limit: int | None = MAX_RESULT_ROWS + 1
+    ) -> tuple[list[tuple[Any, ...]], tuple[str, ...]]:
+        cursor = self._db.cursor()
+        timer = threading.Timer(self._timeout_s, cursor.interrupt)
+        timer.start()
+        try:
+            cursor.execute(sql)
+            rows = cursor.fetchall() if limit is None else cursor.fetchmany(limit)
+            columns = tuple(d[0] for d in cursor.description or ())
+        except duckdb.InterruptException:
+            raise SqlError(f"the query ran longer than {self._timeout_s:g} s") from None
+        except duckdb.Error as error:
+            raise SqlError(_first_line(error)) from None
+        finally:
+            timer.cancel()
+            cursor.close()
+        return rows, columns
+
+    def _cited(self, tree: exp.Expression) -> list[CitedCells]:
+        """The cells the result rests on (see the module's docstring).
+
+        Each SELECT that reads one listed table, without a join, contributes the rows its WHERE
+        keeps; a table read any other way contributes all its rows.
+        """
+        rows: dict[str, set[int]] = {}
+        whole: set[str] = set()
+        for select in tree.find_all(exp.Select):
+            read = [t for t in select.find_all(exp.Table) if t.find_ancestor(exp.Select) is select]
+            names = {t.name for t in read if t.name in self._by_name}
+            if not names:
+                continue
+            if len(read) != 1 or select.args.get("joins"):
+                whole |= names
+                continue
+            (name,) = names
+            where = select.args.get("where")
+            condition = f" {where.sql(dialect='duckdb')}" if where is not None else ""
+            try:
+                kept = self._row_numbers(name, condition)
+            except SqlError:  # a condition that needs the outer query: count every row
+                whole.add(name)
+                continue
+            rows.setdefault(name, set()).update(kept)
+        used = {c.name for c in tree.find_all(exp.Column)}
+        out = []
+        for name in sorted(set(rows) | whole):
+            table = self._by_name[name]
+            numbers = self._row_numbers(name, "") if name in whole else sorted(rows[name])
+            columns = tuple(c for c in table.columns if c.name in used) or table.columns
+            out.append(CitedCells(table, tuple(numbers), columns))
+        return out
+
+    def _row_numbers(self, name: str, condition: str) -> list[int]:
+        found, _ = self._execute(
+            f'SELECT "{ROW_COLUMN}" FROM "{name}"{condition} ORDER BY 1', limit=None
+        )
+        return [int(row[0]) for row in found]
+
+
+def _columns(source_table: SourceTable) -> tuple[SqlColumn, ...]:
+    table = source_table.table
+    taken = {ROW_COLUMN}
+    out = []
+    for index, header in enumerate(table.header):
+        cells = [row[index] if index < len(row) else "" for row in table.rows]
+        filled = [cell for cell in cells if not is_blank_number(cell)]
+        numbers = [parse_number(cell) for cell in filled]
+        numeric = bool(filled) and sum(n is not None for n in numbers) >= NUMERIC_SHARE * len(
+            filled
+        )
+        letter = table.columns[index] if index < len(table.columns) else ""
+        name = _unique(_identifier(header, "column"), taken)
+        out.append(SqlColumn(name, header, letter, numeric))
+    return tuple(out)
+
+
+def _arrow(source_table: SourceTable, columns: Sequence[SqlColumn]) -> pa.Table:
+    table = source_table.table
+    data: dict[str, pa.Array] = {}
+    for index, column in enumerate(columns):
+        cells = [row[index] if index < len(row) else "" for row in table.rows]
+        if column.numeric:
+            data[column.name] = pa.array([parse_number(cell) for cell in cells], pa.float64())
+        else:
+            data[column.name] = pa.array([cell or None for cell in cells], pa.string())
+    numbers = [table.row_number(i) for i in range(len(table.rows))]
+    data[ROW_COLUMN] = pa.array(numbers, pa.int64())
+    return pa.table(data)
+
+
+def _identifier(text: str, fallback: str) -> str:
+    """A plain SQL name for a header or table name: "Freshwater Ducks" → freshwater_ducks,
+    "2019" → y2019, "% change" → pct_change."""
+    words = re.sub(r"%", " pct ", text.lower())
+    name = re.sub(r"[^a-z0-9]+", "_", words).strip("_")[:40].strip("_")
+    if not name:
+        return fallback
+    if name[0].isdigit():
+        return ("y" if re.fullmatch(r"(19|20)\d\d", name) else "c") + name
+    return name
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    candidate, n = name, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{name}_{n}"
+    taken.add(candidate)
+    return candidate
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        return show(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return show(float(value))
+    return str(value)
+
+
+def _runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for number in sorted(set(numbers)):
+        if runs and number == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], number)
+        else:
+            runs.append((number, number))
+    return runs
+
+
+def _letter_order(letter: str) -> tuple[int, str]:
+    return len(letter), letter
+
+
+def _first_line(error: BaseException) -> str:
+    return " ".join(str(error).split("\n")[0].split())[:200]
+
+
+__all__ = ["CitedCells", "Locator", "SqlError", "SqlResult", "TableDatabase"]

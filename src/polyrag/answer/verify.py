@@ -1,0 +1,174 @@
+"""Check a reply against its evidence: citations that exist, numbers that are there or computed
+from what is there, words that come from the sources; keep a partial answer, withdraw the rest.
+
+A number in the reply is supported when a cited passage or tool result states it (rounded as
+the reply rounds it), or when it is a sum, difference, ratio or percentage change of two numbers
+of the cited evidence — code redoes the arithmetic, so a small model's correct computation is
+kept and a made-up figure is not. A sentence whose number is supported by nothing is withdrawn;
+a sentence saying what the sources do not state is kept, and makes the answer partial. A reply
+with no supported statement left is refused.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from polyrag.agent.tools.numbers import IN_TEXT, parse_number, show
+from polyrag.answer.citations import (
+    _MARKER,
+    attribute,
+    cited_numbers,
+    is_refusal,
+    strip_markers,
+    word_support,
+)
+from polyrag.answer.evidence import Evidence
+from polyrag.chunk.sentences import sentence_spans
+from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, REFUSAL, Chunk, Citation
+
+MIN_SUPPORT = 0.5  # share of the reply's meaningful words that must be in the cited evidence
+_GAP = re.compile(
+    r"\b(?:not (?:stated|mentioned|given|provided|specified|available|disclosed|found|included)"
+    r"|(?:do|does|did) not (?:state|mention|say|give|provide|specify|include|contain)"
+    r"|no information|cannot (?:find|be determined)|is unknown|unclear)\b",
+    re.IGNORECASE,
+)
+MAX_PAIR_NUMBERS = 60  # numbers of the cited evidence tried in pairs (arithmetic check)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    text: str
+    refused: bool
+    reason: str  # "answered", or why it was refused
+    citations: tuple[Citation, ...]
+    partial: bool = False
+    computed: tuple[str, ...] = ()  # arithmetic the check redid ("1577 − 1373 = 204")
+    withdrawn: tuple[str, ...] = ()  # sentences taken out
+
+
+def verify(text: str, evidence: Sequence[Evidence], *, arithmetic: bool = False) -> Verdict:
+    """`arithmetic`: the question asks for a computation, so a number may be one (sums,
+    differences, ratios, percentage changes of two cited numbers are redone and accepted)."""
+    if not text.strip() or _only_refusal(text):
+        return Verdict(REFUSAL, True, NO_ANSWER_FOUND, ())
+    text = strip_markers(text, len(evidence))
+    by_number = {e.n: e for e in evidence}
+    numbers = cited_numbers(text, len(evidence)) or attribute(text, evidence)
+    if not numbers:
+        return Verdict(REFUSAL, True, NOT_SUPPORTED, ())
+    cited_text = [by_number[n].text for n in numbers]
+    known = _numbers(cited_text)
+    kept: list[str] = []
+    gaps: list[str] = []
+    withdrawn: list[str] = []
+    computed: list[str] = []
+    for sentence in _sentences(text):
+        if _GAP.search(sentence) and not _numbers_of(sentence):
+            gaps.append(sentence)
+            continue
+        explained = [
+            _explain(value, decimals, known, arithmetic)
+            for value, decimals in _numbers_of(sentence)
+        ]
+        if all(note is not None for note in explained):
+            kept.append(sentence)
+            computed += [note for note in explained if note]
+        else:
+            withdrawn.append(sentence)
+    if not kept or word_support(" ".join(kept), cited_text) < MIN_SUPPORT:
+        return Verdict(REFUSAL, True, NOT_SUPPORTED, (), withdrawn=tuple(withdrawn or [text]))
+    answer = " ".join(kept + gaps)
+    used = cited_numbers(answer, len(evidence)) or numbers
+    citations = _citations(used, by_number)
+    return Verdict(
+        answer,
+        False,
+        "answered",
+        citations,
+        partial=bool(gaps or withdrawn),
+        computed=tuple(dict.fromkeys(computed)),
+        withdrawn=tuple(withdrawn),
+    )
+
+
+def _only_refusal(text: str) -> bool:
+    """A reply that declines and states nothing else."""
+    if not is_refusal(text):
+        return False
+    facts = [s for s in _sentences(text) if not is_refusal(s) and not _GAP.search(s)]
+    return not any(_MARKER.search(s) for s in facts)
+
+
+def _sentences(text: str) -> list[str]:
+    return [text[a:b].strip() for a, b in sentence_spans(text) if text[a:b].strip()]
+
+
+def _numbers_of(sentence: str) -> list[tuple[float, int]]:
+    """(value, decimals written) of each number in a sentence, markers left out."""
+    body = _MARKER.sub(" ", sentence)
+    out = []
+    for match in IN_TEXT.finditer(body):
+        raw = match.group(0)
+        value = parse_number(raw)
+        if value is None:
+            continue
+        digits = raw.rstrip("%)").split(".")
+        out.append((value, len(digits[1]) if len(digits) == 2 else 0))
+    return out
+
+
+def _numbers(texts: Sequence[str]) -> list[float]:
+    seen: dict[float, None] = {}
+    for text in texts:
+        for match in IN_TEXT.finditer(text):
+            value = parse_number(match.group(0))
+            if value is not None:
+                seen.setdefault(value)
+    return list(seen)
+
+
+def _explain(value: float, decimals: int, known: Sequence[float], arithmetic: bool) -> str | None:
+    """ "" when a known number is `value` (as rounded), a formula when two known numbers give it
+    (with `arithmetic`), None when nothing does."""
+    if any(_rounds_to(k, value, decimals) for k in known):
+        return ""
+    if not arithmetic:
+        return None
+    candidates = [k for k in known if k != 0][:MAX_PAIR_NUMBERS]
+    for a, b in itertools.permutations(candidates, 2):
+        for result, formula in (
+            (a + b, f"{show(a)} + {show(b)}"),
+            (a - b, f"{show(a)} − {show(b)}"),
+            (a / b, f"{show(a)} ÷ {show(b)}"),
+            (a / b * 100, f"{show(a)} ÷ {show(b)} × 100"),
+            ((a - b) / b * 100, f"({show(a)} − {show(b)}) ÷ {show(b)} × 100"),
+        ):
+            if _rounds_to(result, value, decimals):
+                return f"{formula} = {show(result)}"
+    return None
+
+
+def _rounds_to(exact: float, written: float, decimals: int) -> bool:
+    """Whether `written` is `exact` (or its magnitude) rounded to `decimals` places; a whole
+    number of 100 or more must be exact (it is a count or an amount, not a rounded ratio)."""
+    if decimals == 0 and abs(written) >= 100:
+        return abs(abs(exact) - abs(written)) < 1e-6
+    tolerance = 0.5 * 10 ** (-decimals) + 1e-9
+    return abs(abs(exact) - abs(written)) <= tolerance
+
+
+def _citations(numbers: Sequence[int], by_number: dict[int, Evidence]) -> tuple[Citation, ...]:
+    """Citations in the order used; a tool result is cited by what it rests on."""
+    chunks: list[Chunk] = []
+    out: list[Citation] = []
+    for n in numbers:
+        item = by_number[n]
+        for chunk in item.backing or (item.chunk,):
+            if chunk.chunk_id not in {c.chunk_id for c in chunks}:
+                chunks.append(chunk)
+                out.append(Citation(n, chunk))
+    return tuple(out)

@@ -1,0 +1,70 @@
+"""The composition root: the one module that names concrete classes.
+
+Each function makes one part from the settings; the engine, the parse workers, eval and bench
+ask here instead of constructing parts themselves.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from polyrag.agent.steps import Steps
+from polyrag.agent.tools.registry import Toolbox, builtin_tools, load_user_tools
+from polyrag.index.embed.onnx import OnnxMiniLM
+from polyrag.index.store.lancedb import LanceStore
+from polyrag.index.tables.sqlite import SqliteTableStore
+from polyrag.ingest.manifest import Manifest
+from polyrag.llm.base import ChatModel
+from polyrag.llm.fallback import FallbackChain
+from polyrag.llm.local import LocalLlamaModel
+from polyrag.llm.remote import OpenAICompatibleModel
+from polyrag.models.files import model_path
+from polyrag.models.registry import MINILM_ONNX, MINILM_TOKENIZER
+from polyrag.retrieve.hybrid import HybridRetriever
+from polyrag.settings import Settings
+
+
+def embedder(settings: Settings) -> OnnxMiniLM:
+    cache = settings.model_cache
+    return OnnxMiniLM(
+        model_path(MINILM_ONNX, cache),
+        model_path(MINILM_TOKENIZER, cache),
+        batch_size=settings.embed.batch_size,
+        threads=settings.embed.threads,
+    )
+
+
+def store(settings: Settings, dim: int) -> LanceStore:
+    return LanceStore(Path(settings.home) / "index", dim=dim)
+
+
+def table_store(settings: Settings) -> SqliteTableStore:
+    return SqliteTableStore(Path(settings.home) / "tables.sqlite")
+
+
+def manifest(settings: Settings) -> Manifest:
+    return Manifest(Path(settings.home) / "manifest.sqlite")
+
+
+def retriever(settings: Settings, store: LanceStore, embedder: OnnxMiniLM) -> HybridRetriever:
+    return HybridRetriever(store, embedder, settings.retrieve)
+
+
+def chat(settings: Settings) -> FallbackChain:
+    """The remote providers in order, then the local model (always, when nothing else is set)."""
+    providers: list[ChatModel] = [
+        OpenAICompatibleModel(provider) for provider in settings.llm.providers
+    ]
+    if settings.llm.local.enabled or not providers:
+        providers.append(LocalLlamaModel.packaged(settings.model_cache, settings.llm.local))
+    return FallbackChain(providers)
+
+
+def steps(
+    settings: Settings, retriever: HybridRetriever, chat: FallbackChain, store: LanceStore
+) -> Steps:
+    return Steps(retriever, chat, settings, parents=store.chunks_by_ordinal)
+
+
+def toolbox(settings: Settings) -> Toolbox:
+    return Toolbox([*builtin_tools(), *load_user_tools(settings.agent.user_tools)])
