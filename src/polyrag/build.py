@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from polyrag.agent.graph import Agent
 from polyrag.agent.steps import Steps
 from polyrag.agent.tools.registry import Toolbox, builtin_tools, load_user_tools
 from polyrag.index.embed.onnx import OnnxMiniLM
@@ -68,3 +69,8 @@ def steps(
 
 def toolbox(settings: Settings) -> Toolbox:
     return Toolbox([*builtin_tools(), *load_user_tools(settings.agent.user_tools)])
+
+
+def agent(settings: Settings, steps: Steps, store: LanceStore, tables: SqliteTableStore) -> Agent:
+    """The agent graph, its conversations checkpointed under the home."""
+    return Agent(steps, toolbox(settings), store, tables, Path(settings.home) / "agent.sqlite")

@@ -9,16 +9,20 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 
 from polyrag import build
 from polyrag.agent.answers import Request
+from polyrag.agent.decisions import Classified, decide
 from polyrag.agent.fast import answer_fast
+from polyrag.agent.graph import Agent
+from polyrag.agent.route import RESUMED, Route, route
 from polyrag.agent.steps import Steps
 from polyrag.agent.trace import Trace
 from polyrag.answer.generate import Turn
-from polyrag.errors import SourceNotFoundError
+from polyrag.errors import ConfigError, LLMError, SourceNotFoundError
 from polyrag.index.embed.onnx import OnnxMiniLM
 from polyrag.index.store.lancedb import LanceStore
 from polyrag.index.tables.sqlite import SqliteTableStore
@@ -72,6 +76,10 @@ class Engine:
     @cached_property
     def steps(self) -> Steps:
         return build.steps(self.settings, self.retriever, self.chat, self.store)
+
+    @cached_property
+    def agent(self) -> Agent:
+        return build.agent(self.settings, self.steps, self.store, self.tables)
 
     # -- the pipeline ---------------------------------------------------------------------------
 
@@ -194,10 +202,41 @@ class Engine:
             yield event  # type: ignore[misc]
 
     def _answer(self, request: Request, emit: Callable[[AskEvent], None]) -> Answer:
+        """fast: the fixed steps; agent: the graph; auto: retrieve once, then the cheap route
+        (and the model, when it is unsure) decides which of the two goes on from there."""
         trace = Trace(emit)
         steps = self.steps
+        mode = request.mode or self.settings.agent.mode
+        if mode not in ("fast", "agent", "auto"):
+            raise ConfigError(f"unknown mode {mode!r}: fast, agent or auto")
+        if request.thread:  # a reply to the agent's question: the graph picks up its state
+            return self.agent.answer(request, request.question, RESUMED, [], trace)
         standalone = steps.rewrite(request.question, request.history, trace)
-        return answer_fast(steps, request, standalone, trace)
+        if mode == "fast":
+            return answer_fast(steps, request, standalone, trace)
+        hits = steps.retrieve(standalone, request.where, trace)
+        chosen = route(standalone, hits)
+        if mode == "auto" and not chosen.sure:
+            chosen = self._classify(standalone, chosen, trace)
+        if mode == "agent":
+            chosen = replace(chosen, agent=True)
+        trace.add(
+            "route",
+            f"{'agent' if chosen.agent else 'fast'}: {chosen.why}",
+            {"kind": chosen.kind, "agent": chosen.agent, "why": chosen.why},
+        )
+        if not chosen.agent:
+            return answer_fast(steps, request, standalone, trace, hits)
+        return self.agent.answer(request, standalone, chosen, hits, trace)
+
+    def _classify(self, question: str, cheap: Route, trace: Trace) -> Route:
+        """The model's one-word reading of what the question needs (one small decision)."""
+        try:
+            kind = decide(self.chat, trace, "classify", Classified, question=question).kind
+        except LLMError as error:
+            trace.add("route", f"no classification: {error.one_line()}")
+            return cheap
+        return Route(kind, kind != "lookup", f"the model reads it as {kind}")
 
     # -- sources --------------------------------------------------------------------------------
 
@@ -218,6 +257,8 @@ class Engine:
 
     def close(self) -> None:
         """Release the index, the manifest and worker threads (models are freed with the engine)."""
+        if "agent" in self.__dict__:
+            self.agent.close()
         if "retriever" in self.__dict__:
             self.retriever.close()
         if "store" in self.__dict__:

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from polyrag.agent.answers import Request, conclude, refusal, show_evidence
 from polyrag.agent.steps import Steps
 from polyrag.agent.trace import Trace
-from polyrag.types import NO_EVIDENCE_FITS, Answer
+from polyrag.types import NO_EVIDENCE_FITS, Answer, Hit
 
 
-def answer_fast(steps: Steps, request: Request, standalone: str, trace: Trace) -> Answer:
-    hits = steps.retrieve(standalone, request.where, trace)
+def answer_fast(
+    steps: Steps,
+    request: Request,
+    standalone: str,
+    trace: Trace,
+    hits: Sequence[Hit] | None = None,
+) -> Answer:
+    """`hits`: what retrieval already found for the question (auto mode retrieves first)."""
+    if hits is None:
+        hits = steps.retrieve(standalone, request.where, trace)
     reason = steps.gate(hits, trace)
     if reason is not None:
         return refusal(request, trace, reason, mode="fast", standalone=standalone)

@@ -145,8 +145,9 @@ class Steps:
                 f"{len(flagged)} instruction-like sentence(s) in the sources were left out",
                 {"flagged": flagged},
             )
-        start = len(screened)
-        screened += [replace(item, n=start + i) for i, item in enumerate(derived, start=1)]
+        # A tool's result comes first: it is the answer the code computed, and a small model
+        # reads the first source most carefully.
+        screened = [replace(item, n=i) for i, item in enumerate([*derived, *screened], start=1)]
         trace.add(
             "evidence",
             f"{len(screened)} item(s) for the model",

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from polyrag.answer.evidence import Evidence, content_words
 from polyrag.types import REFUSAL
 
-_MARKER = re.compile(r"\[(\d+(?:\s*[,;–-]\s*\d+)*)\]")
+MARKER = re.compile(r"\[(\d+(?:\s*[,;–-]\s*\d+)*)\]")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 _REFUSAL_SIGNS = (
     "cannot find this information",
@@ -29,7 +29,7 @@ _REFUSAL_SIGNS = (
 def cited_numbers(answer: str, available: int) -> list[int]:
     """Marker numbers in order of first use, keeping only those that name real evidence."""
     seen: list[int] = []
-    for match in _MARKER.finditer(answer):
+    for match in MARKER.finditer(answer):
         for part in re.split(r"\s*[,;]\s*", match.group(1)):
             bounds = re.split(r"\s*[–-]\s*", part)
             numbers = (
@@ -47,7 +47,7 @@ def strip_markers(answer: str, available: int) -> str:
     def keep(match: re.Match[str]) -> str:
         return match.group(0) if cited_numbers(match.group(0), available) else ""
 
-    return _MARKER.sub(keep, answer).strip()
+    return MARKER.sub(keep, answer).strip()
 
 
 def is_refusal(answer: str) -> bool:
@@ -63,7 +63,7 @@ def support(answer: str, passages: Sequence[str]) -> float:
     Numbers and dates are the facts a small model most often makes up, so a number that is
     not a number of the passages makes the whole answer unsupported.
     """
-    body = _MARKER.sub(" ", answer)
+    body = MARKER.sub(" ", answer)
     joined = " ".join(passages)
     known = {_plain_number(n) for n in _NUMBER.findall(joined)}
     if any(_plain_number(n) not in known for n in _NUMBER.findall(body)):
@@ -74,10 +74,25 @@ def support(answer: str, passages: Sequence[str]) -> float:
     return len(words & content_words(joined)) / len(words)
 
 
+# Words an answer uses to talk about its sources or its arithmetic, not facts it claims.
+_META = frozenset(
+    {
+        "table", "tables", "source", "sources", "provided", "found", "find", "shown", "show",
+        "shows", "according", "calculated", "calculate", "calculation", "adding", "add",
+        "added", "sum", "total", "number", "numbers", "data", "information", "can", "seen",
+        "see", "given", "result", "results", "based", "value", "values", "listed", "change",
+        "changed", "difference", "therefore", "thus", "answer", "question", "row", "rows",
+        "column", "columns", "there", "also", "so", "then", "subtracting", "dividing",
+        "multiplying", "computed", "query", "sql", "mentioned", "stated", "states",
+    }
+)  # fmt: skip
+
+
 def word_support(answer: str, passages: Sequence[str]) -> float:
-    """Share of the answer's meaningful words (numbers aside) found in the passages."""
-    body = _NUMBER.sub(" ", _MARKER.sub(" ", answer))
-    words = content_words(body)
+    """Share of the answer's meaningful words (numbers and words about the sources aside)
+    found in the passages."""
+    body = _NUMBER.sub(" ", MARKER.sub(" ", answer))
+    words = content_words(body) - _META
     if not words:
         return 1.0
     return len(words & content_words(" ".join(passages))) / len(words)
@@ -91,7 +106,7 @@ def _plain_number(text: str) -> str:
 
 def attribute(answer: str, evidence: Sequence[Evidence]) -> list[int]:
     """When the model forgot its markers: the evidence that shares most words with the answer."""
-    words = content_words(_MARKER.sub(" ", answer))
+    words = content_words(MARKER.sub(" ", answer))
     scored = [(len(words & content_words(e.text)), e.n) for e in evidence]
     best = max((score for score, _ in scored), default=0)
     if best == 0:

@@ -4,9 +4,11 @@ from what is there, words that come from the sources; keep a partial answer, wit
 A number in the reply is supported when a cited passage or tool result states it (rounded as
 the reply rounds it), or when it is a sum, difference, ratio or percentage change of two numbers
 of the cited evidence — code redoes the arithmetic, so a small model's correct computation is
-kept and a made-up figure is not. A sentence whose number is supported by nothing is withdrawn;
-a sentence saying what the sources do not state is kept, and makes the answer partial. A reply
-with no supported statement left is refused.
+kept and a made-up figure is not. Each sentence is checked on its own: one whose number is
+supported by nothing, or whose words mostly are not the sources' (talk about the sources aside),
+is withdrawn; a sentence saying what the sources do not state is kept and makes the answer
+partial, as does a withdrawn claim with a number. A reply with no supported sentence left is
+refused.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 
 from polyrag.agent.tools.numbers import IN_TEXT, parse_number, show
 from polyrag.answer.citations import (
-    _MARKER,
+    MARKER,
     attribute,
     cited_numbers,
     is_refusal,
@@ -36,6 +38,7 @@ _GAP = re.compile(
     r"|no information|cannot (?:find|be determined)|is unknown|unclear)\b",
     re.IGNORECASE,
 )
+_LEADING_MARKERS = re.compile(r"^(?:\s*\[\d+(?:\s*[,;–-]\s*\d+)*\])+")
 MAX_PAIR_NUMBERS = 60  # numbers of the cited evidence tried in pairs (arithmetic check)
 
 
@@ -57,39 +60,51 @@ def verify(text: str, evidence: Sequence[Evidence], *, arithmetic: bool = False)
         return Verdict(REFUSAL, True, NO_ANSWER_FOUND, ())
     text = strip_markers(text, len(evidence))
     by_number = {e.n: e for e in evidence}
-    numbers = cited_numbers(text, len(evidence)) or attribute(text, evidence)
+    marked = cited_numbers(text, len(evidence))
+    # A reply without markers is checked against all the evidence and attributed to the items
+    # it shares most with; a tool result whose figure the reply states is cited either way.
+    numbers = marked or attribute(text, evidence)
+    stated = {value for value, _ in _numbers_of(text)}
+    numbers += [
+        e.n
+        for e in evidence
+        if e.derived and e.n not in numbers and any(v in stated for v in _numbers([e.text]))
+    ]
     if not numbers:
         return Verdict(REFUSAL, True, NOT_SUPPORTED, ())
-    cited_text = [by_number[n].text for n in numbers]
+    checked = numbers if marked else [e.n for e in evidence]
+    cited_text = [by_number[n].text for n in checked]
     known = _numbers(cited_text)
     kept: list[str] = []
     gaps: list[str] = []
     withdrawn: list[str] = []
+    claims_withdrawn = False
     computed: list[str] = []
     for sentence in _sentences(text):
-        if _GAP.search(sentence) and not _numbers_of(sentence):
+        written = _numbers_of(sentence)
+        if _GAP.search(sentence) and not written:
             gaps.append(sentence)
             continue
-        explained = [
-            _explain(value, decimals, known, arithmetic)
-            for value, decimals in _numbers_of(sentence)
-        ]
-        if all(note is not None for note in explained):
+        explained = [_explain(value, places, known, arithmetic) for value, places in written]
+        if all(note is not None for note in explained) and (
+            word_support(sentence, cited_text) >= MIN_SUPPORT
+        ):
             kept.append(sentence)
             computed += [note for note in explained if note]
         else:
             withdrawn.append(sentence)
-    if not kept or word_support(" ".join(kept), cited_text) < MIN_SUPPORT:
+            claims_withdrawn = claims_withdrawn or any(note is None for note in explained)
+    if not kept:
         return Verdict(REFUSAL, True, NOT_SUPPORTED, (), withdrawn=tuple(withdrawn or [text]))
     answer = " ".join(kept + gaps)
-    used = cited_numbers(answer, len(evidence)) or numbers
+    used = [n for n in numbers if n in (cited_numbers(answer, len(evidence)) or numbers)]
     citations = _citations(used, by_number)
     return Verdict(
         answer,
         False,
         "answered",
         citations,
-        partial=bool(gaps or withdrawn),
+        partial=bool(gaps) or claims_withdrawn,
         computed=tuple(dict.fromkeys(computed)),
         withdrawn=tuple(withdrawn),
     )
@@ -100,16 +115,31 @@ def _only_refusal(text: str) -> bool:
     if not is_refusal(text):
         return False
     facts = [s for s in _sentences(text) if not is_refusal(s) and not _GAP.search(s)]
-    return not any(_MARKER.search(s) for s in facts)
+    return not any(MARKER.search(s) for s in facts)
 
 
 def _sentences(text: str) -> list[str]:
-    return [text[a:b].strip() for a, b in sentence_spans(text) if text[a:b].strip()]
+    """The reply's sentences; a piece with no words (a marker after the full stop) joins the
+    sentence before it."""
+    out: list[str] = []
+    for a, b in sentence_spans(text):
+        piece = text[a:b].strip()
+        leading = _LEADING_MARKERS.match(piece)
+        if out and leading:  # "… 212 degrees. [1] It is …": the [1] ends the sentence before
+            out[-1] = f"{out[-1]} {leading.group(0).strip()}"
+            piece = piece[leading.end() :].strip()
+        if not piece:
+            continue
+        if out and not re.search(r"[^\W\d_]|\d", MARKER.sub("", piece)):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
 
 
 def _numbers_of(sentence: str) -> list[tuple[float, int]]:
     """(value, decimals written) of each number in a sentence, markers left out."""
-    body = _MARKER.sub(" ", sentence)
+    body = MARKER.sub(" ", sentence)
     out = []
     for match in IN_TEXT.finditer(body):
         raw = match.group(0)

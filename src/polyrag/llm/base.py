@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Literal, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,9 @@ class GenerationOptions:
     temperature: float = 0.0
     json_output: bool = False  # ask the model for one JSON object
     stop: tuple[str, ...] = ()
+    # With json_output: the JSON schema the object must follow. The local model is held to it
+    # by a grammar; a remote one gets a JSON object and the caller validates it.
+    json_schema: dict[str, Any] | None = field(default=None, hash=False, compare=False)
 
 
 class ChatModel(Protocol):

@@ -62,6 +62,8 @@ class LocalLlamaModel:
         if options.json_output:
             # llama-cpp-python turns this into a JSON grammar that constrains sampling.
             request["response_format"] = {"type": "json_object"}
+            if options.json_schema is not None:
+                request["response_format"]["schema"] = options.json_schema
         with self._run_lock:  # one evaluation at a time; its KV cache is the next one's prefix
             llama = self._loaded()
             try:

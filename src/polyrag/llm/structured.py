@@ -30,18 +30,27 @@ def parse_json_object(reply: str) -> dict[str, Any] | None:
 
 
 def ask_json(
-    model: ChatModel, messages: Sequence[Message], *, max_tokens: int = 512, attempts: int = 2
+    model: ChatModel,
+    messages: Sequence[Message],
+    *,
+    max_tokens: int = 512,
+    attempts: int = 2,
+    schema: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The model's reply as a JSON object; a reply that is not one is asked for again.
 
-    The repeat runs slightly warmer, so a deterministic model does not repeat itself exactly.
-    Raises `MalformedReplyError` when no attempt gives an object, and the model's own
-    `LLMError`s as they come.
+    With `schema`, the local model's sampling is held to it (a llama.cpp grammar). The repeat
+    runs slightly warmer, so a deterministic model does not repeat itself exactly. Raises
+    `MalformedReplyError` when no attempt gives an object, and the model's own `LLMError`s as
+    they come.
     """
     reply = ""
     for attempt in range(max(attempts, 1)):
         options = GenerationOptions(
-            max_tokens=max_tokens, temperature=0.0 if attempt == 0 else 0.3, json_output=True
+            max_tokens=max_tokens,
+            temperature=0.0 if attempt == 0 else 0.3,
+            json_output=True,
+            json_schema=schema,
         )
         reply = complete(model, messages, options)
         parsed = parse_json_object(reply)

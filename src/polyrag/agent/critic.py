@@ -1,0 +1,123 @@
+"""The critic: catches tool calls that failed silently — arguments that do not fit the question,
+an empty or implausible result, a result the evidence contradicts — and says how to repair them.
+
+It is code, not a model: each check is a rule a person would apply when reading the call and
+its result. A verdict is `accept`, `repair` (with a note the next attempt is given) or `discard`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from polyrag.agent.tools.base import ToolOutcome
+from polyrag.agent.tools.numbers import numbers_in_text
+from polyrag.answer.evidence import content_words
+from polyrag.types import Chunk
+
+Verdict = Literal["accept", "repair", "discard"]
+_TOTAL_ROW = re.compile(r"^\s*(?:grand\s+)?(?:sub)?totals?\b|^\s*sum\b|^\s*all\b", re.IGNORECASE)
+_SUM = re.compile(r"\b(?:sum|avg|count|mean)\s*\(", re.IGNORECASE)
+_PERCENT = re.compile(r"\bpercent|%|per cent", re.IGNORECASE)
+_GENERIC = frozenset(
+    {
+        "value", "values", "number", "numbers", "total", "amount", "year", "years", "many",
+        "much", "table", "row", "rows", "column", "data", "sum", "average", "difference",
+        "change", "percentage", "ratio",
+    }
+)  # fmt: skip
+MAX_PLAUSIBLE = 1e15
+
+
+@dataclass(frozen=True)
+class Review:
+    verdict: Verdict
+    why: str
+
+
+def review(question: str, outcome: ToolOutcome, passages: Sequence[Chunk]) -> Review:
+    """Judge a tool call that ran without an error."""
+    if outcome.tool == "sql":
+        return _review_sql(question, outcome)
+    if outcome.tool == "calculator":
+        return _review_calculation(question, outcome, passages)
+    if not outcome.result.strip():
+        return Review("discard", "the tool returned nothing")
+    return Review("accept", "the result is not empty")
+
+
+def _review_sql(question: str, outcome: ToolOutcome) -> Review:
+    query = str(outcome.arguments.get("query", ""))
+    first_line = outcome.result.split("\n", 1)[0]
+    if first_line == "no rows" or re.fullmatch(r"[^=]+ = NULL(?:, [^=]+ = NULL)*", first_line):
+        return Review(
+            "repair",
+            "the query found nothing: check the table and column names and the values in the "
+            "WHERE clause against the example rows (text is compared with ILIKE '%word%')",
+        )
+    terms = content_words(question) - _GENERIC
+    if terms and not terms & _words(query) and not terms & _words(_cited_text(outcome)):
+        return Review(
+            "repair",
+            "the query does not use anything the question names; pick the rows and columns "
+            "the question is about",
+        )
+    totals = _total_rows(outcome)
+    if totals and _SUM.search(query):
+        rows = ", ".join(totals)
+        return Review(
+            "repair",
+            f"the table has a total row ({rows}); summing it counts everything twice — "
+            "leave it out with a WHERE condition",
+        )
+    if any(abs(n) > MAX_PLAUSIBLE for n in numbers_in_text(first_line)):
+        return Review("discard", "the result is implausibly large")
+    return Review("accept", "the query answered from the rows the question names")
+
+
+def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[Chunk]) -> Review:
+    value_text = outcome.result.rsplit("=", 1)[-1]
+    values = numbers_in_text(value_text)
+    if not values:
+        return Review("discard", "the calculation gave no number")
+    if abs(values[0]) > MAX_PLAUSIBLE:
+        return Review("discard", "the result is implausibly large")
+    if _PERCENT.search(question) and "÷" not in outcome.formula and "/" not in outcome.formula:
+        return Review(
+            "repair",
+            "the question asks for a percentage, so the expression must divide: "
+            "(new - old) / old * 100",
+        )
+    terms = content_words(question) - _GENERIC
+    backing = outcome.backing or tuple(passages)
+    if terms and backing and not any(terms & content_words(c.text) for c in backing):
+        return Review(
+            "repair",
+            "the numbers used come from passages that do not mention what the question asks "
+            "about; take them from the rows or sentences that do",
+        )
+    return Review("accept", "every operand is a number of a passage about the question")
+
+
+def _total_rows(outcome: ToolOutcome) -> list[str]:
+    """Cited rows whose first cell reads like a total ("Total", "Grand total")."""
+    found = []
+    for chunk in outcome.backing:
+        for line in chunk.text.splitlines():
+            if not line.startswith("|") or set(line) <= set("|- "):
+                continue
+            first = line.strip("|").split("|", 1)[0]
+            if _TOTAL_ROW.match(first):
+                found.append(first.strip())
+    return found
+
+
+def _cited_text(outcome: ToolOutcome) -> str:
+    return " ".join(chunk.text.split("\n", 1)[0] for chunk in outcome.backing)
+
+
+def _words(text: str) -> set[str]:
+    words = set(re.findall(r"[a-z0-9]+", text.lower()))
+    return words | content_words(text.replace("_", " "))

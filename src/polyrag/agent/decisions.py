@@ -1,0 +1,79 @@
+"""Decisions the small model can make: one at a time, as JSON held to a schema.
+
+Each asks one question with a short prompt and gets one small object back (llama.cpp samples
+it under a grammar made from the schema). A reply that does not validate is an error the
+caller treats like any other failed step: the agent falls back to its fixed order.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, Field, ValidationError
+
+from polyrag.agent.trace import Trace, now
+from polyrag.answer.prompts import prompt
+from polyrag.errors import MalformedReplyError
+from polyrag.llm.base import ChatModel, Message
+from polyrag.llm.structured import ask_json
+
+Kind = Literal["lookup", "compute", "aggregate", "compare", "multihop"]
+KINDS: tuple[str, ...] = ("lookup", "compute", "aggregate", "compare", "multihop")
+
+
+class Classified(BaseModel):
+    kind: Kind
+
+
+class Plan(BaseModel):
+    searches: list[str] = Field(min_length=1, max_length=3)
+
+
+class Assessment(BaseModel):
+    answered: bool
+    found: str = ""
+    next_search: str = ""
+
+
+class SqlQuery(BaseModel):
+    sql: str = Field(min_length=6)
+
+
+class Expression(BaseModel):
+    expression: str = Field(min_length=1)
+
+
+class ToolChoice(BaseModel):
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def decide(
+    chat: ChatModel,
+    trace: Trace,
+    name: str,
+    model: type[M],
+    max_tokens: int = 160,
+    **fields: str,
+) -> M:
+    """Ask the prompt `agent/prompts/<name>.txt` and return its validated JSON reply."""
+    started = now()
+    messages = [Message("user", prompt(name, "polyrag.agent").format(**fields))]
+    trace.model_calls += 1
+    schema = model.model_json_schema()
+    reply = ask_json(chat, messages, max_tokens=max_tokens, attempts=1, schema=schema)
+    try:
+        decided = model.model_validate(reply)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        raise MalformedReplyError(f"{name}: {problem['msg']} in {reply!r:.120}") from None
+    trace.add(f"decide:{name}", _summary(decided), decided.model_dump(), started)
+    return decided
+
+
+def _summary(decided: BaseModel) -> str:
+    values = decided.model_dump()
+    return ", ".join(f"{key}={value!r}" for key, value in values.items())[:200]

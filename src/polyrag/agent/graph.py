@@ -1,0 +1,678 @@
+"""The agent graph (LangGraph): plan → retrieve → evaluate ↺ → tool → critic → answer → verify.
+
+    clarify? → plan → retrieve → evaluate ─┬─ retrieve (another round: new searches)
+                                           ├─ tool → critic ─┬─ tool (retry, repair)
+                                           │                 └─ evaluate
+                                           ├─ answer (generate, verify) → END
+                                           └─ refuse → END
+
+Every node is one of the shared steps or one small decision; the control flow is code. Caps
+set here, not by LangGraph's own default: `agent.max_rounds` retrieval rounds, at most
+`agent.max_model_calls` model calls (one is always kept for the reply), `agent.tool_retries`
+retries per tool, and `agent.recursion_limit` graph steps. Running out of any of them moves on
+to the answer, so a question always ends with an answer or a refusal.
+
+State is plain JSON (agent/state.py), checkpointed under the polyrag home, so a conversation
+paused by a clarifying question resumes later, in another process too.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.errors import GraphRecursionError
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Command, interrupt
+
+from polyrag.agent import critic
+from polyrag.agent.answers import Request, conclude, refusal, show_evidence
+from polyrag.agent.decisions import (
+    Assessment,
+    Expression,
+    Plan,
+    SqlQuery,
+    ToolChoice,
+    decide,
+)
+from polyrag.agent.route import Route
+from polyrag.agent.state import (
+    AgentState,
+    hit_from_dict,
+    hit_to_dict,
+    outcome_from_dict,
+    outcome_to_dict,
+)
+from polyrag.agent.steps import Steps
+from polyrag.agent.tables import question_tables
+from polyrag.agent.tools.base import ToolContext, ToolOutcome
+from polyrag.agent.tools.registry import Toolbox
+from polyrag.agent.tools.sql import TableDatabase
+from polyrag.agent.trace import Trace, now
+from polyrag.answer.evidence import Evidence, content_words, label, render
+from polyrag.answer.prompts import prompt
+from polyrag.errors import LLMError
+from polyrag.index.store.base import Store
+from polyrag.index.tables.base import TableStore
+from polyrag.types import (
+    NEEDS_CLARIFICATION,
+    NO_EVIDENCE_FITS,
+    WEAK_EVIDENCE,
+    Answer,
+    Chunk,
+    Citation,
+    Hit,
+    Modality,
+)
+
+PER_ROUND = 3  # hits of each search shown to the model
+_YES_NO = re.compile(
+    r"^(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\b", re.I
+)
+_CAPITALISED = re.compile(r"\b(?:[A-Z][\w'.&-]*(?:\s+(?:of|the|de|and|von|van)\s+|\s+)?)+")
+_QUESTION_WORDS = frozenset(
+    {
+        "What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How", "Is", "Are",
+        "Was", "Were", "Do", "Does", "Did", "The", "A", "An", "In", "On", "Of", "For", "And",
+        "Or", "Has", "Have", "Had", "Can", "Could", "Will", "Would",
+    }
+)  # fmt: skip
+
+
+@dataclass
+class Run:
+    """One question's run: what the nodes share and may not checkpoint."""
+
+    request: Request
+    route: Route
+    trace: Trace
+    first_hits: list[Hit]
+    result: Answer | None = None
+    database: TableDatabase | None = None
+    tables_loaded: bool = False
+    thread: str = ""
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+class Agent:
+    """The compiled graph over the engine's parts; one per engine, safe to share."""
+
+    def __init__(
+        self,
+        steps: Steps,
+        toolbox: Toolbox,
+        store: Store,
+        tables: TableStore,
+        checkpoints: Path,
+    ) -> None:
+        self.steps = steps
+        self.settings = steps.settings.agent
+        self.toolbox = toolbox
+        self.store = store
+        self.table_store = tables
+        checkpoints.parent.mkdir(parents=True, exist_ok=True)
+        self._connection = sqlite3.connect(str(checkpoints), check_same_thread=False)
+        self.checkpointer = SqliteSaver(self._connection)
+        self.graph = self._build().compile(checkpointer=self.checkpointer)
+
+    def close(self) -> None:
+        self._connection.close()
+
+    # -- running ------------------------------------------------------------------------------
+
+    def answer(
+        self,
+        request: Request,
+        standalone: str,
+        route: Route,
+        first_hits: list[Hit],
+        trace: Trace,
+    ) -> Answer:
+        """Run the graph for a question (or resume the thread it continues)."""
+        thread = request.thread or uuid.uuid4().hex[:16]
+        run = Run(request, route, trace, first_hits, thread=thread)
+        config: RunnableConfig = {
+            "configurable": {"thread_id": thread},
+            "recursion_limit": self.settings.recursion_limit,
+        }
+        if request.thread:
+            pending = self.graph.get_state(config)
+            if not pending.next:
+                trace.add("resume", f"thread {thread} has nothing waiting: asked anew")
+                thread = uuid.uuid4().hex[:16]
+                run.thread = thread
+                config["configurable"]["thread_id"] = thread
+                payload: Any = self._start(standalone, route)
+            else:
+                trace.add("resume", f"thread {thread} continues with the reply")
+                payload = Command(resume=request.question)
+        else:
+            payload = self._start(standalone, route)
+        try:
+            self.graph.invoke(payload, config, context=run)
+        except GraphRecursionError:
+            trace.add("stop", f"the step limit ({self.settings.recursion_limit}) was reached")
+        finally:
+            if run.database is not None:
+                run.database.close()
+        state = self.graph.get_state(config)
+        if state.next and state.tasks and state.tasks[0].interrupts:
+            question = str(state.tasks[0].interrupts[0].value)
+            base = refusal(
+                request,
+                trace,
+                NEEDS_CLARIFICATION,
+                mode="agent",
+                standalone=standalone,
+                thread=thread,
+            )
+            return _with(base, clarify=question, text=question)
+        if run.result is None:  # stopped by a cap before answering: answer from what is there
+            run.result = self._answer_from(run, dict(state.values))
+        return run.result
+
+    def _start(self, question: str, route: Route) -> AgentState:
+        return {
+            "question": question,
+            "kind": route.kind,
+            "pending": [],
+            "searched": [],
+            "rounds": 0,
+            "hits": [],
+            "found": [],
+            "tools": [],
+            "failures": {},
+            "set_aside": [],
+            "feedback": "",
+            "tool": "",
+            "next": "",
+            "clarified": "",
+        }
+
+    # -- the graph ----------------------------------------------------------------------------
+
+    def _build(self) -> StateGraph[AgentState, Run, AgentState, AgentState]:
+        graph: StateGraph[AgentState, Run, AgentState, AgentState] = StateGraph(
+            AgentState, context_schema=Run
+        )
+        graph.add_node("clarify", self._clarify)
+        graph.add_node("plan", self._plan)
+        graph.add_node("retrieve", self._retrieve)
+        graph.add_node("evaluate", self._evaluate)
+        graph.add_node("tool", self._tool)
+        graph.add_node("critic", self._critic)
+        graph.add_node("answer", self._answer)
+        graph.add_node("refuse", self._refuse)
+        graph.add_edge(START, "clarify")
+        graph.add_edge("clarify", "plan")
+        graph.add_edge("plan", "retrieve")
+        graph.add_edge("retrieve", "evaluate")
+        graph.add_conditional_edges("evaluate", _next, ["retrieve", "tool", "answer", "refuse"])
+        graph.add_edge("tool", "critic")
+        graph.add_conditional_edges("critic", _next, ["tool", "evaluate", "answer"])
+        graph.add_edge("answer", END)
+        graph.add_edge("refuse", END)
+        return graph
+
+    # -- nodes --------------------------------------------------------------------------------
+
+    def _clarify(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
+        """Ask back when the question points at "the" document and several fit equally."""
+        run = runtime.context
+        if not self.settings.clarify or state.get("clarified"):
+            return {}
+        question = ambiguous(state["question"], run.first_hits)
+        if question is None:
+            return {}
+        run.trace.add("clarify", question, {"question": question})
+        reply = str(interrupt(question))
+        run.trace.add("clarified", f"the user answered: {reply}", {"reply": reply})
+        return {"question": f"{state['question']} ({reply})", "clarified": reply}
+
+    def _plan(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
+        run = runtime.context
+        question = state["question"]
+        kind = state["kind"]
+        searches: list[str] = []
+        how = "the question itself"
+        if kind == "compare":
+            searches = entity_searches(question)
+            how = "one search per thing compared"
+            if len(searches) < 2 and self._calls_left(run):
+                try:
+                    plan = decide(self.steps.chat, run.trace, "plan", Plan, question=question)
+                    searches = [s for s in plan.searches if s.strip()]
+                    how = "the model's plan"
+                except LLMError as error:
+                    run.trace.add("plan", f"no plan from the model: {error.one_line()}")
+        searched = [] if state.get("clarified") else [question]
+        hits = [] if state.get("clarified") else [hit_to_dict(h, 1) for h in run.first_hits]
+        pending = [s for s in searches if s.casefold() != question.casefold()]
+        if state.get("clarified"):
+            pending = [question, *pending]
+        run.trace.add(
+            "plan",
+            f"{kind}: "
+            + (", ".join(repr(s) for s in pending) or "no further search")
+            + f" ({how})",
+            {"kind": kind, "searches": pending},
+        )
+        return {
+            "pending": pending,
+            "searched": searched,
+            "hits": hits,
+            "rounds": 0 if state.get("clarified") else 1,
+        }
+
+    def _retrieve(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
+        run = runtime.context
+        pending = state.get("pending", [])
+        if not pending:
+            return {}
+        round_number = state.get("rounds", 0) + 1
+        hits = list(state.get("hits", []))
+        known = {h["chunk"]["chunk_id"] for h in hits}
+        for search in pending:
+            for hit in self.steps.retrieve(search, run.request.where, run.trace):
+                if hit.chunk.chunk_id not in known:
+                    hits.append(hit_to_dict(hit, round_number))
+                    known.add(hit.chunk.chunk_id)
+        return {
+            "hits": hits,
+            "pending": [],
+            "searched": [*state.get("searched", []), *pending],
+            "rounds": round_number,
+        }
+
+    def _evaluate(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
+        run = runtime.context
+        started = now()
+        hits = [hit_from_dict(h) for h in state.get("hits", [])]
+        if self.steps.gate(hits, run.trace) is not None:
+            return {"next": "refuse"}
+        kind = state["kind"]
+        done = {t["tool"] for t in state.get("tools", []) if t.get("accepted")}
+        aside = set(state.get("set_aside", []))
+        tool = ""
+        if kind == "aggregate" and "sql" not in done | aside and self._has_tables(run, hits):
+            tool = "sql"
+        elif kind in ("compute", "aggregate") and "calculator" not in done | aside:
+            if not done:
+                tool = "calculator"
+        elif self._user_tools() and not done and self._calls_left(run, 2):
+            tool = "choose"
+        if tool:
+            run.trace.add(
+                "evaluate", f"needs a tool: {tool}", {"next": "tool", "tool": tool}, started
+            )
+            return {"next": "tool", "tool": tool, "feedback": ""}
+        if kind in ("multihop", "compare") and state.get("rounds", 0) < self.settings.max_rounds:
+            follow = self._follow_up(state, hits, run)
+            if follow:
+                return follow
+        run.trace.add("evaluate", "enough to answer", {"next": "answer"}, started)
+        return {"next": "answer"}
+
+    def _follow_up(self, state: AgentState, hits: list[Hit], run: Run) -> dict[str, Any] | None:
+        """Interleaved hops: the model says whether the evidence answers the question and, if
+        not, what was found and what to search next; a search already run is not repeated."""
+        if not self._calls_left(run, 2):
+            return None
+        evidence = self._evidence_for(state, hits, run, quiet=True)
+        try:
+            assessment = decide(
+                self.steps.chat,
+                run.trace,
+                "evaluate",
+                Assessment,
+                question=state["question"],
+                found=render(evidence),
+            )
+        except LLMError as error:
+            run.trace.add("evaluate", f"no assessment: {error.one_line()}; answering")
+            return None
+        search = " ".join(assessment.next_search.split())
+        searched = {s.casefold() for s in state.get("searched", [])}
+        if assessment.answered or not search or search.casefold() in searched:
+            return None
+        found = (
+            [*state.get("found", []), assessment.found]
+            if assessment.found
+            else state.get("found", [])
+        )
+        run.trace.add(
+            "evaluate",
+            f"not yet answered: search {search!r} next",
+            {"next": "retrieve", "search": search, "found": assessment.found},
+        )
+        return {"next": "retrieve", "pending": [search], "found": found}
+
+    def _tool(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
+        run = runtime.context
+        hits = [hit_from_dict(h) for h in state.get("hits", [])]
+        tool = state.get("tool", "")
+        failures = dict(state.get("failures", {}))
+        outcome = self._call(tool, state, hits, run)
+        run.trace.add(
+            "tool",
+            f"{outcome.tool}: "
+            + (outcome.result.split("\n")[0] if outcome.ok else f"failed — {outcome.error}"),
+            outcome.to_dict(),
+            now() - outcome.elapsed_ms / 1000,
+        )
+        record = outcome_to_dict(outcome)
+        record["accepted"] = False
+        update: dict[str, Any] = {"tools": [*state.get("tools", []), record], "tool": outcome.tool}
+        if not outcome.ok:
+            failures[outcome.tool] = failures.get(outcome.tool, 0) + 1
+            update["failures"] = failures
+            update["feedback"] = outcome.error
+        return update
+
+    def _critic(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
+        run = runtime.context
+        tools = list(state.get("tools", []))
+        last = outcome_from_dict(tools[-1])
+        failures = dict(state.get("failures", {}))
+        aside = list(state.get("set_aside", []))
+        if last.ok:
+            passages = [hit_from_dict(h).chunk for h in state.get("hits", [])]
+            verdict = critic.review(state["question"], last, passages)
+            run.trace.add(
+                "critic",
+                f"{verdict.verdict}: {verdict.why}",
+                {"verdict": verdict.verdict, "why": verdict.why},
+            )
+            if verdict.verdict == "accept":
+                tools[-1] = {**tools[-1], "accepted": True}
+                return {"tools": tools, "next": "evaluate", "feedback": ""}
+            failures[last.tool] = failures.get(last.tool, 0) + 1
+            feedback = verdict.why if verdict.verdict == "repair" else ""
+            if verdict.verdict == "discard":
+                failures[last.tool] = self.settings.tool_retries + 1
+        else:
+            feedback = last.error
+        retries_left = failures.get(last.tool, 0) <= self.settings.tool_retries
+        if retries_left and self._calls_left(run, 2):
+            return {"failures": failures, "feedback": feedback, "next": "tool"}
+        aside.append(last.tool)
+        run.trace.add(
+            "critic", f"{last.tool} set aside for this question", {"set_aside": last.tool}
+        )
+        return {"failures": failures, "set_aside": aside, "next": "evaluate", "feedback": ""}
+
+    def _answer(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
+        run = runtime.context
+        run.result = self._answer_from(run, dict(state))
+        return {}
+
+    def _refuse(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
+        run = runtime.context
+        run.result = refusal(
+            run.request,
+            run.trace,
+            WEAK_EVIDENCE,
+            mode="agent",
+            standalone=state["question"],
+            thread=run.thread,
+        )
+        return {}
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _answer_from(self, run: Run, state: dict[str, Any]) -> Answer:
+        question = state.get("question") or run.request.question
+        hits = [hit_from_dict(h) for h in state.get("hits", [])]
+        evidence = self._evidence_for(state, hits, run)
+        if not evidence:
+            return refusal(
+                run.request,
+                run.trace,
+                NO_EVIDENCE_FITS,
+                mode="agent",
+                standalone=question,
+                thread=run.thread,
+            )
+        show_evidence(evidence, run.trace)
+        style = prompt("yesno") if _YES_NO.match(question) else ""
+        if any(item.derived for item in evidence):
+            style += prompt("computed")
+        draft = self.steps.generate(question, evidence, run.request.history, run.trace, style=style)
+        arithmetic = state.get("kind") in ("compute", "aggregate", "compare")
+        verdict = self.steps.verify(draft, evidence, run.trace, arithmetic=arithmetic)
+        answer = conclude(
+            run.request,
+            run.trace,
+            verdict,
+            draft.provider,
+            mode="agent",
+            standalone=question,
+            thread=run.thread,
+        )
+        if state.get("kind") == "multihop" and not answer.refused:
+            answer = _with_bridges(answer, evidence, state)
+        return answer
+
+    def _evidence_for(
+        self, state: dict[str, Any] | AgentState, hits: list[Hit], run: Run, *, quiet: bool = False
+    ) -> list[Evidence]:
+        """Each round's best hits (interleaved, so every hop is shown), then accepted tool
+        results as derived evidence."""
+        rounds: dict[int, list[Hit]] = {}
+        for raw, hit in zip(state.get("hits", []), hits, strict=True):
+            rounds.setdefault(int(raw.get("round", 1)), []).append(hit)
+        ordered: list[Hit] = []
+        for rank in range(PER_ROUND):
+            for number in sorted(rounds):
+                if rank < len(rounds[number]):
+                    ordered.append(rounds[number][rank])
+        ranked = [
+            Hit(h.chunk, 1.0 - i / 100, h.keyword_rank, h.vector_rank, h.vector_similarity)
+            for i, h in enumerate(ordered)
+        ]
+        outcomes = [outcome_from_dict(t) for t in state.get("tools", []) if t.get("accepted")]
+        derived = [_derived(o) for o in outcomes if o.ok and o.backing]
+        passages = [Hit(c, 0.5) for o in outcomes for c in o.passages]
+        items = max(self.steps.settings.answer.evidence_items, 2 * len(rounds), 3)
+        budget = self.steps.settings.answer.context_tokens + 160 * (len(rounds) - 1)
+        if derived:  # the computed result and its rows say it all: one passage for context
+            items = len(derived) + 1
+        trace = run.trace if not quiet else Trace(lambda _event: None)
+        return self.steps.evidence(
+            state.get("question", ""),
+            ranked + passages,
+            trace,
+            derived=derived,
+            items=items,
+            budget=budget,
+            relative=0.0,
+        )
+
+    def _call(self, tool: str, state: AgentState, hits: list[Hit], run: Run) -> ToolOutcome:
+        question = state["question"]
+        feedback = state.get("feedback", "")
+        note = f"The last attempt failed: {feedback}\n" if feedback else ""
+        passages = [h.chunk for h in hits]
+        earlier = [outcome_from_dict(t) for t in state.get("tools", []) if t.get("accepted")]
+        context = ToolContext(
+            passages=passages,
+            results=earlier,
+            tables=lambda: self._database(run, hits),
+            pages=lambda document, page: self._page(hits, document, page),
+        )
+        try:
+            if tool == "sql":
+                database = self._database(run, hits)
+                schema = database.schema() if database is not None else "(none)"
+                query = decide(
+                    self.steps.chat,
+                    run.trace,
+                    "sql",
+                    SqlQuery,
+                    max_tokens=200,
+                    schema=schema,
+                    question=question,
+                    feedback=note,
+                )
+                return self.toolbox.call("sql", {"query": query.sql}, context)
+            if tool == "calculator":
+                evidence = self._evidence_for(state, hits, run, quiet=True)
+                expression = decide(
+                    self.steps.chat,
+                    run.trace,
+                    "calculate",
+                    Expression,
+                    max_tokens=100,
+                    context=render(evidence),
+                    question=question,
+                    feedback=note,
+                )
+                return self.toolbox.call(
+                    "calculator", {"expression": expression.expression}, context
+                )
+            choice = decide(
+                self.steps.chat,
+                run.trace,
+                "tool",
+                ToolChoice,
+                tools=self.toolbox.describe(),
+                question=question,
+                found="; ".join(label(h.chunk) for h in hits[:4]),
+                feedback=note,
+            )
+            if choice.tool == "none":
+                return ToolOutcome("none", {}, False, error="no tool needed")
+            return self.toolbox.call(choice.tool, choice.arguments, context)
+        except LLMError as error:
+            return ToolOutcome(
+                tool, {}, False, error=f"no arguments from the model: {error.one_line()}"
+            )
+
+    def _database(self, run: Run, hits: Sequence[Hit]) -> TableDatabase | None:
+        if not run.tables_loaded:
+            run.tables_loaded = True
+            tables = question_tables(
+                self.table_store, run.request.question, hits, self.settings.max_tables
+            )
+            if tables:
+                run.database = TableDatabase(tables, timeout_s=self.settings.sql_timeout_s)
+        return run.database
+
+    def _has_tables(self, run: Run, hits: Sequence[Hit]) -> bool:
+        database = self._database(run, hits)
+        return database is not None and bool(database.tables)
+
+    def _page(self, hits: Sequence[Hit], document: str, page: int) -> list[Chunk]:
+        wanted = Path(document).name.casefold()
+        for hit in hits:
+            if Path(hit.chunk.path).name.casefold() == wanted:
+                chunks = self.store.chunks_of(hit.chunk.source_id)
+                return [c for c in chunks if c.locator.page == page]
+        return []
+
+    def _user_tools(self) -> bool:
+        return any(name not in _BUILTIN for name in self.toolbox.names())
+
+    def _calls_left(self, run: Run, needed: int = 2) -> bool:
+        """Whether `needed` more calls fit the budget (the reply's call included)."""
+        return run.trace.model_calls + needed <= self.settings.max_model_calls
+
+
+_BUILTIN = frozenset({"sql", "calculator", "date_difference", "read_page"})
+
+
+def _next(state: AgentState) -> str:
+    return state.get("next") or "answer"
+
+
+def _derived(outcome: ToolOutcome) -> Evidence:
+    """A tool result as an item of evidence, cited by what it rests on."""
+    if outcome.tool == "sql":
+        text = f"Computed by SQL from the rows below: {outcome.result}\n" + "\n".join(
+            c.text for c in outcome.backing
+        )
+    elif outcome.tool == "calculator":
+        text = f"Calculation: {outcome.formula}"
+    else:
+        text = f"Result of {outcome.tool}: {outcome.result}"
+    chunk = Chunk(
+        chunk_id=f"tool:{outcome.tool}:{abs(hash(outcome.result)) % 10**8}",
+        source_id=outcome.backing[0].source_id,
+        path=outcome.backing[0].path,
+        text=text,
+        locator=outcome.backing[0].locator,
+        modality=Modality.TABLE if outcome.tool == "sql" else Modality.TEXT,
+    )
+    return Evidence(0, chunk, text, backing=outcome.backing)
+
+
+def _with_bridges(answer: Answer, evidence: Sequence[Evidence], state: dict[str, Any]) -> Answer:
+    """A multi-hop answer cites the passage each hop stood on, not only the last one: the
+    first round's best passage led to the search that found the answer."""
+    cited = {c.chunk.chunk_id for c in answer.citations}
+    first_round = [h for h in state.get("hits", []) if int(h.get("round", 1)) == 1]
+    if not first_round or int(state.get("rounds", 1)) < 2:
+        return answer
+    bridge = first_round[0]["chunk"]["chunk_id"]
+    for item in evidence:
+        if item.chunk.chunk_id == bridge and bridge not in cited:
+            extra = Citation(item.n, item.chunk)
+            return _with(answer, citations=(*answer.citations, extra))
+    return answer
+
+
+def _with(answer: Answer, **changes: Any) -> Answer:
+    from dataclasses import replace
+
+    return replace(answer, **changes)
+
+
+def entity_searches(question: str) -> list[str]:
+    """For a comparison, one search per named thing: "Were Scott Derrickson and Ed Wood of the
+    same nationality?" → "Scott Derrickson nationality", "Ed Wood nationality"."""
+    names = []
+    for match in _CAPITALISED.finditer(question):
+        words = [w for w in match.group(0).split() if w not in _QUESTION_WORDS]
+        name = " ".join(words).strip(" ,.?")
+        if name and name not in names:
+            names.append(name)
+    quoted = re.findall(r'"([^"]+)"', question)
+    names = list(dict.fromkeys([*quoted, *names]))
+    if len(names) < 2:
+        return []
+    in_names = {w.lower() for name in names for w in name.split()}
+    rest = [w for w in content_words(question) if w not in in_names]
+    topic = " ".join(sorted(rest, key=question.lower().find))
+    return [f"{name} {topic}".strip() for name in names[:3]]
+
+
+def ambiguous(question: str, hits: Sequence[Hit]) -> str | None:
+    """A question back when the question speaks of "the" document and several fit as well."""
+    match = re.search(
+        r"\bthe (report|document|file|policy|contract|spreadsheet|presentation|deck|e-?mail|"
+        r"memo|paper|agreement|invoice|manual|plan)\b",
+        question,
+        re.IGNORECASE,
+    )
+    if match is None or len(hits) < 2:
+        return None
+    best = hits[0].score
+    close: list[str] = []
+    for hit in hits:
+        if hit.score < 0.97 * best:
+            break
+        name = Path(hit.chunk.path).name
+        if name not in close:
+            close.append(name)
+    if len(close) < 2:
+        return None
+    options = " or ".join(f"{name!r}" for name in close[:3])
+    return f"Which {match.group(1).lower()} do you mean: {options}?"

@@ -1,0 +1,84 @@
+"""Which questions need the agent: cheap signals first, the model only when they are unsure.
+
+The question's shape says what answering needs (a lookup, arithmetic, an aggregate over a
+table, a comparison, several hops); what retrieval found says whether that is possible here
+(an aggregate needs a table among the hits). A question with no signal goes the fast way; one
+with a weak, lone signal is classified by the model (one small JSON decision).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from polyrag.types import Hit, Modality
+
+_AGGREGATE = re.compile(
+    r"\b(?:in total|total|sum|altogether|combined|average|mean|median|how many (?:\w+ )*?"
+    r"(?:were|are|did|do|does|have|has|had)\b|number of|count|highest|lowest|largest|smallest|"
+    r"maximum|minimum|most|fewest|least|greatest)\b",
+    re.IGNORECASE,
+)
+_COMPUTE = re.compile(
+    r"\b(?:difference|change[ds]?|increase[ds]?|decrease[ds]?|grow(?:th|n)?|decline[ds]?|ratio|"
+    r"percent(?:age)?|per cent|proportion|margin|by how much|how much (?:more|less|higher|"
+    r"lower)|times (?:more|as)|compared (?:to|with)|from (?:19|20)\d\d to (?:19|20)\d\d|"
+    r"between (?:19|20)\d\d and (?:19|20)\d\d)\b|%",
+    re.IGNORECASE,
+)
+_COMPARE = re.compile(
+    r"\b(?:same|both|either|neither|which (?:one|of|is|was)|who (?:is|was) (?:older|younger|"
+    r"born first)|older|younger|earlier|later|first|longer|shorter|larger|bigger|smaller|"
+    r"more|fewer)\b",
+    re.IGNORECASE,
+)
+_PAIR = re.compile(r"\b\w+\b.*\b(?:and|or|vs\.?|versus)\b.*\b\w+\b", re.IGNORECASE)
+_MULTIHOP = re.compile(
+    r"\b(?:the|a|an) (?:[\w'-]+ ){1,6}(?:who|whom|whose|that|which|where) (?!is the\b)"
+    r"|\b(?:of|by|for|in) the (?:[\w'-]+ ){0,4}(?:who|that|which) "
+    r"|\b\w+'s (?:\w+ ){0,2}\w+'s\b",
+    re.IGNORECASE,
+)
+_TABLE_LIKE = (Modality.TABLE,)
+
+
+@dataclass(frozen=True)
+class Route:
+    kind: str  # lookup, compute, aggregate, compare or multihop
+    agent: bool  # whether the agent should answer it
+    why: str
+    sure: bool = True  # False: the signals were weak and the model may decide
+
+
+RESUMED = Route("lookup", True, "a reply to the agent's question")
+
+
+def route(question: str, hits: Sequence[Hit]) -> Route:
+    """The cheap decision: what the question needs and whether the agent should answer it."""
+    tables = any(hit.chunk.modality in _TABLE_LIKE for hit in hits[:6])
+    aggregate = bool(_AGGREGATE.search(question))
+    compute = bool(_COMPUTE.search(question))
+    compare = bool(_COMPARE.search(question)) and bool(_PAIR.search(question))
+    multihop = bool(_MULTIHOP.search(question))
+    if aggregate and tables:
+        return Route("aggregate", True, "it asks for an aggregate and a table was found")
+    if compute and (tables or _numbers_in(hits)):
+        return Route("compute", True, "it asks for arithmetic on numbers the sources hold")
+    if compare:
+        return Route("compare", True, "it compares two or more things")
+    if multihop:
+        return Route("multihop", True, "it refers to something it does not name")
+    if aggregate or compute:
+        return Route(
+            "lookup",
+            False,
+            "it may need arithmetic, but no table or figures were found",
+            sure=False,
+        )
+    return Route("lookup", False, "a single lookup")
+
+
+def _numbers_in(hits: Sequence[Hit]) -> bool:
+    digits = sum(ch.isdigit() for hit in hits[:3] for ch in hit.chunk.text)
+    return digits >= 12
