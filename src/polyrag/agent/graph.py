@@ -22,7 +22,7 @@ import re
 import sqlite3
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +58,7 @@ from polyrag.agent.tools.registry import Toolbox
 from polyrag.agent.tools.sql import TableDatabase
 from polyrag.agent.trace import Trace, now
 from polyrag.answer.evidence import Evidence, content_words, label, render
+from polyrag.answer.gate import gate
 from polyrag.answer.prompts import prompt
 from polyrag.errors import LLMError
 from polyrag.index.store.base import Store
@@ -69,6 +70,7 @@ from polyrag.types import (
     Answer,
     Chunk,
     Citation,
+    Filter,
     Hit,
     Modality,
 )
@@ -77,7 +79,8 @@ PER_ROUND = 3  # hits of each search shown to the model
 _YES_NO = re.compile(
     r"^(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\b", re.I
 )
-_CAPITALISED = re.compile(r"\b(?:[A-Z][\w'.&-]*(?:\s+(?:of|the|de|and|von|van)\s+|\s+)?)+")
+_CAPITALISED = re.compile(r"\b(?:[A-Z][\w'.&-]*(?:\s+(?:of|the|de|von|van|for|and the)\s+|\s+)?)+")
+_CONNECTORS = frozenset({"of", "the", "de", "von", "van", "for", "and"})
 _QUESTION_WORDS = frozenset(
     {
         "What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How", "Is", "Are",
@@ -150,12 +153,12 @@ class Agent:
                 thread = uuid.uuid4().hex[:16]
                 run.thread = thread
                 config["configurable"]["thread_id"] = thread
-                payload: Any = self._start(standalone, route)
+                payload: Any = self._start(standalone, route, first_hits)
             else:
                 trace.add("resume", f"thread {thread} continues with the reply")
                 payload = Command(resume=request.question)
         else:
-            payload = self._start(standalone, route)
+            payload = self._start(standalone, route, first_hits)
         try:
             self.graph.invoke(payload, config, context=run)
         except GraphRecursionError:
@@ -179,14 +182,14 @@ class Agent:
             run.result = self._answer_from(run, dict(state.values))
         return run.result
 
-    def _start(self, question: str, route: Route) -> AgentState:
+    def _start(self, question: str, route: Route, first_hits: Sequence[Hit]) -> AgentState:
         return {
             "question": question,
             "kind": route.kind,
             "pending": [],
-            "searched": [],
-            "rounds": 0,
-            "hits": [],
+            "searched": [question] if first_hits else [],
+            "rounds": 1 if first_hits else 0,
+            "hits": [hit_to_dict(hit, 1) for hit in first_hits],
             "found": [],
             "tools": [],
             "failures": {},
@@ -229,13 +232,21 @@ class Agent:
         run = runtime.context
         if not self.settings.clarify or state.get("clarified"):
             return {}
-        question = ambiguous(state["question"], run.first_hits)
+        question = ambiguous(state["question"], [hit_from_dict(h) for h in state.get("hits", [])])
         if question is None:
             return {}
         run.trace.add("clarify", question, {"question": question})
         reply = str(interrupt(question))
         run.trace.add("clarified", f"the user answered: {reply}", {"reply": reply})
-        return {"question": f"{state['question']} ({reply})", "clarified": reply}
+        hits = state.get("hits", [])
+        chosen = [h for h in hits if _names(h["chunk"]["path"], reply)]
+        focus = sorted({h["chunk"]["source_id"] for h in chosen})
+        return {
+            "question": f"{state['question']} ({reply})",
+            "clarified": reply,
+            "hits": chosen,  # the document the user chose, if the reply names it
+            "focus": focus,
+        }
 
     def _plan(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
         run = runtime.context
@@ -246,17 +257,17 @@ class Agent:
         if kind == "compare":
             searches = entity_searches(question)
             how = "one search per thing compared"
-            if len(searches) < 2 and self._calls_left(run):
+            weak = gate(run.first_hits, self.steps.settings.answer.min_similarity) is not None
+            if len(searches) < 2 and not weak and self._calls_left(run):
                 try:
                     plan = decide(self.steps.chat, run.trace, "plan", Plan, question=question)
                     searches = [s for s in plan.searches if s.strip()]
                     how = "the model's plan"
                 except LLMError as error:
                     run.trace.add("plan", f"no plan from the model: {error.one_line()}")
-        searched = [] if state.get("clarified") else [question]
-        hits = [] if state.get("clarified") else [hit_to_dict(h, 1) for h in run.first_hits]
-        pending = [s for s in searches if s.casefold() != question.casefold()]
-        if state.get("clarified"):
+        searched = state.get("searched", [])
+        pending = [s for s in searches if s.casefold() not in {q.casefold() for q in searched}]
+        if question not in searched:  # a clarified question is searched anew
             pending = [question, *pending]
         run.trace.add(
             "plan",
@@ -265,12 +276,7 @@ class Agent:
             + f" ({how})",
             {"kind": kind, "searches": pending},
         )
-        return {
-            "pending": pending,
-            "searched": searched,
-            "hits": hits,
-            "rounds": 0 if state.get("clarified") else 1,
-        }
+        return {"pending": pending}
 
     def _retrieve(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
         run = runtime.context
@@ -280,8 +286,11 @@ class Agent:
         round_number = state.get("rounds", 0) + 1
         hits = list(state.get("hits", []))
         known = {h["chunk"]["chunk_id"] for h in hits}
+        where = run.request.where
+        if state.get("focus"):  # the user chose a document: search only there
+            where = replace(where or Filter(), source_ids=tuple(state["focus"]))
         for search in pending:
-            for hit in self.steps.retrieve(search, run.request.where, run.trace):
+            for hit in self.steps.retrieve(search, where, run.trace):
                 if hit.chunk.chunk_id not in known:
                     hits.append(hit_to_dict(hit, round_number))
                     known.add(hit.chunk.chunk_id)
@@ -630,9 +639,14 @@ def _with_bridges(answer: Answer, evidence: Sequence[Evidence], state: dict[str,
 
 
 def _with(answer: Answer, **changes: Any) -> Answer:
-    from dataclasses import replace
-
     return replace(answer, **changes)
+
+
+def _names(path: str, reply: str) -> bool:
+    """Whether a reply picks out this file ("the 2024 one" for travel-policy-2024.md)."""
+    stem = Path(path).stem.casefold()
+    words = [w for w in re.findall(r"[\w-]+", reply.casefold()) if len(w) > 2 or w.isdigit()]
+    return any(w in stem for w in words if w not in {"the", "one", "and"})
 
 
 def entity_searches(question: str) -> list[str]:
@@ -640,15 +654,19 @@ def entity_searches(question: str) -> list[str]:
     same nationality?" → "Scott Derrickson nationality", "Ed Wood nationality"."""
     names = []
     for match in _CAPITALISED.finditer(question):
-        words = [w for w in match.group(0).split() if w not in _QUESTION_WORDS]
-        name = " ".join(words).strip(" ,.?")
+        words = match.group(0).strip(" ,.?").split()
+        while words and (words[0] in _QUESTION_WORDS or words[0].lower() in _CONNECTORS):
+            words.pop(0)
+        while words and words[-1].lower() in _CONNECTORS:
+            words.pop()
+        name = " ".join(words)
         if name and name not in names:
             names.append(name)
     quoted = re.findall(r'"([^"]+)"', question)
     names = list(dict.fromkeys([*quoted, *names]))
     if len(names) < 2:
         return []
-    in_names = {w.lower() for name in names for w in name.split()}
+    in_names = {w for name in names for w in re.findall(r"\w+", name.lower())}
     rest = [w for w in content_words(question) if w not in in_names]
     topic = " ".join(sorted(rest, key=question.lower().find))
     return [f"{name} {topic}".strip() for name in names[:3]]

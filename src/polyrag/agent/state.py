@@ -24,6 +24,7 @@ class AgentState(TypedDict, total=False):
     tool: str  # the tool to call next
     next: str  # what evaluate or critic decided: retrieve, tool, answer, refuse
     clarified: str  # the user's reply to a clarifying question
+    focus: list[str]  # source ids the user's reply chose: later searches stay inside them
 
 
 def chunk_to_dict(chunk: Chunk) -> dict[str, Any]:

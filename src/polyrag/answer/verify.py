@@ -73,7 +73,12 @@ def verify(text: str, evidence: Sequence[Evidence], *, arithmetic: bool = False)
     if not numbers:
         return Verdict(REFUSAL, True, NOT_SUPPORTED, ())
     checked = numbers if marked else [e.n for e in evidence]
-    cited_text = [by_number[n].text for n in checked]
+    # A tool result is read with what it rests on (a calculation's operands' passages).
+    cited_text = [
+        text
+        for n in checked
+        for text in (by_number[n].text, *(c.text for c in by_number[n].backing))
+    ]
     known = _numbers(cited_text)
     kept: list[str] = []
     gaps: list[str] = []

@@ -33,7 +33,6 @@ from polyrag.types import Chunk, Locator, Modality
 ROW_COLUMN = "_row"  # the hidden column holding each row's number in its source
 MAX_RESULT_ROWS = 20
 MAX_CITED_ROWS = 12  # rows of a cited range shown as its text
-NUMERIC_SHARE = 0.8  # share of a column's non-blank cells that must be numbers
 _ALLOWED = (
     exp.Select,
     exp.Union,
@@ -185,7 +184,7 @@ class TableDatabase:
         for table in self.tables:
             columns = ", ".join(
                 f"{c.name} {'NUMBER' if c.numeric else 'TEXT'}"
-                + (f' -- "{c.header}"' if c.header != c.name else "")
+                + (f' -- "{c.header}"' if _identifier(c.header, "") != c.header.lower() else "")
                 for c in table.columns
             )
             lines = [f"TABLE {table.name} ({columns})", f"  -- {table.describe()}"]
@@ -299,10 +298,9 @@ def _columns(source_table: SourceTable) -> tuple[SqlColumn, ...]:
     for index, header in enumerate(table.header):
         cells = [row[index] if index < len(row) else "" for row in table.rows]
         filled = [cell for cell in cells if not is_blank_number(cell)]
-        numbers = [parse_number(cell) for cell in filled]
-        numeric = bool(filled) and sum(n is not None for n in numbers) >= NUMERIC_SHARE * len(
-            filled
-        )
+        # A column is a number column only when every filled cell is a number: a label such as
+        # "Total" among years must stay readable (and filterable) as text.
+        numeric = bool(filled) and all(parse_number(cell) is not None for cell in filled)
         letter = table.columns[index] if index < len(table.columns) else ""
         name = _unique(_identifier(header, "column"), taken)
         out.append(SqlColumn(name, header, letter, numeric))

@@ -1,0 +1,300 @@
+"""The agent graph's control flow, driven by a scripted model: tools with retries and a critic,
+hops that build on each other, caps that always end in an answer, and a paused clarification
+that resumes from its checkpoint."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from polyrag.agent.answers import Request
+from polyrag.agent.graph import Agent, entity_searches
+from polyrag.agent.route import Route
+from polyrag.agent.steps import Steps
+from polyrag.agent.tools.base import ToolContext, ToolOutcome
+from polyrag.agent.tools.registry import Toolbox, builtin_tools
+from polyrag.agent.trace import Trace
+from polyrag.answer.evidence import content_words
+from polyrag.index.tables.sqlite import SqliteTableStore
+from polyrag.llm.fallback import FallbackChain
+from polyrag.retrieve.base import RetrievalResult
+from polyrag.settings import Settings
+from polyrag.types import Chunk, Filter, Hit, Locator, Modality, StepEvent, Table
+from tests.unit.replies import Replies
+
+DUCK_ROWS = (
+    "| Year | Freshwater Ducks |\n| --- | --- |\n| 2019 | 120 |\n| 2020 | 135 |\n| 2021 | 150 |"
+)
+CHUNKS = [
+    Chunk("d1", "ducks", "/docs/ducks.xlsx", "Duck Observations\n" + DUCK_ROWS,
+          Locator(sheet="Duck Observations", rows=(4, 7)), Modality.TABLE),
+    Chunk("k1", "kiss", "/docs/Kiss_and_Tell.md",
+          "Kiss and Tell is a 1945 film starring Shirley Temple as Corliss Archer.", Locator()),
+    Chunk("s1", "temple", "/docs/Shirley_Temple.md",
+          "Shirley Temple served as Chief of Protocol of the United States.", Locator()),
+    Chunk("p1", "pol-a", "/docs/travel-policy-2023.md",
+          "The hotel cap in the policy is 150 EUR.", Locator()),
+    Chunk("p2", "pol-b", "/docs/travel-policy-2024.md",
+          "The hotel cap in the policy is 180 EUR.", Locator()),
+]  # fmt: skip
+DUCKS = Table(
+    header=("Year", "Freshwater Ducks"),
+    rows=(("2019", "120"), ("2020", "135"), ("2021", "150")),
+    locator=Locator(sheet="Duck Observations", rows=(4, 7)),
+    name="Duck Observations",
+    row_numbers=(5, 6, 7),
+    columns=("B", "C"),
+)
+
+
+class WordRetriever:
+    """Ranks the chunks by the words they share with the query (a fake for control flow)."""
+
+    def search(
+        self, query: str, k: int | None = None, where: Filter | None = None, mode: str = "hybrid"
+    ) -> RetrievalResult:
+        terms = content_words(query)
+        allowed = [
+            c
+            for c in CHUNKS
+            if not where or not where.source_ids or c.source_id in where.source_ids
+        ]
+        scored = [(len(terms & content_words(c.text + " " + c.path)), c) for c in allowed]
+        ranked = sorted((s for s in scored if s[0]), key=lambda s: -s[0])[: k or 6]
+        return RetrievalResult([Hit(c, float(n), 1, 1, 0.6) for n, c in ranked])
+
+
+class Store:
+    def chunks_of(self, source_id: str) -> list[Chunk]:
+        return [c for c in CHUNKS if c.source_id == source_id]
+
+
+def make_agent(
+    tmp_path: Path,
+    replies: Sequence[str | Exception],
+    toolbox: Toolbox | None = None,
+    **agent: object,
+) -> tuple[Agent, Replies]:
+    chat = Replies(list(replies))
+    settings = Settings(home=tmp_path, agent=agent, answer={"min_similarity": 0.1})
+    steps = Steps(WordRetriever(), FallbackChain([chat]), settings)  # type: ignore[arg-type]
+    tables = SqliteTableStore(tmp_path / "tables.sqlite")
+    tables.put("ducks", "/docs/ducks.xlsx", [DUCKS])
+    built = Agent(
+        steps, toolbox or Toolbox(builtin_tools()), Store(), tables, tmp_path / "agent.sqlite"
+    )  # type: ignore[arg-type]
+    return built, chat
+
+
+def ask(
+    agent: Agent, question: str, kind: str, *, thread: str | None = None
+) -> tuple[object, Trace]:
+    trace = Trace(lambda _event: None)
+    hits = agent.steps.retrieve(question, None, trace)
+    answer = agent.answer(
+        Request(question, thread=thread), question, Route(kind, True, "test"), hits, trace
+    )
+    return answer, trace
+
+
+def steps_named(trace: Trace, name: str) -> list[str]:
+    return [s.summary for s in trace.steps if s.name == name]
+
+
+def sql(query: str) -> str:
+    return json.dumps({"sql": query})
+
+
+def test_a_failing_query_is_retried_with_its_error_and_the_answer_cites_cells(
+    tmp_path: Path,
+) -> None:
+    agent, chat = make_agent(
+        tmp_path,
+        [
+            sql("SELECT SUM(ducks) FROM nowhere"),  # loud failure: unknown table
+            sql("SELECT SUM(freshwater_ducks) AS total FROM duck_observations"),
+            "In total 405 freshwater ducks were observed [1].",
+        ],
+    )
+    answer, trace = ask(agent, "How many freshwater ducks were observed in total?", "aggregate")
+    assert not answer.refused and "405" in answer.text
+    assert answer.citations[0].chunk.locator.cells == "C5:C7"  # the column summed, its rows
+    retry_prompt = chat.asked[1][0][-1].content
+    assert "unknown table 'nowhere'" in retry_prompt  # the error was fed back
+    assert any("failed" in s for s in steps_named(trace, "tool"))
+    assert answer.model_calls == 3
+
+
+def test_a_tool_that_keeps_failing_is_set_aside_and_the_question_still_answered(
+    tmp_path: Path,
+) -> None:
+    bad_sum = json.dumps({"expression": "120 + 135 + 999"})  # 999 is in no source
+    agent, _ = make_agent(
+        tmp_path,
+        [sql("SELECT 1 FROM nowhere")] * 3
+        + [bad_sum] * 2
+        + ["The sources show 120 ducks in 2019 [1]."],
+        tool_retries=2,
+    )
+    answer, trace = ask(agent, "How many freshwater ducks were observed in total?", "aggregate")
+    aside = [s for s in steps_named(trace, "critic") if "set aside" in s]
+    assert aside == ["sql set aside for this question", "calculator set aside for this question"]
+    assert len(steps_named(trace, "tool")) == 5  # SQL, retried twice; the calculator once more
+    assert answer.model_calls == 6  # the budget: five tool calls and the reply
+    assert not answer.refused and "120" in answer.text
+
+
+def test_corrupted_arguments_are_caught_by_the_critic_and_repaired(tmp_path: Path) -> None:
+    agent, chat = make_agent(
+        tmp_path,
+        [
+            sql("SELECT SUM(freshwater_ducks) AS total FROM duck_observations WHERE year = '1850'"),
+            sql("SELECT SUM(freshwater_ducks) AS total FROM duck_observations"),
+            "405 freshwater ducks were observed in total [1].",
+        ],
+    )
+    answer, trace = ask(agent, "How many freshwater ducks were observed in total?", "aggregate")
+    assert steps_named(trace, "critic")[0].startswith("repair: the query found nothing")
+    assert "found nothing" in chat.asked[1][0][-1].content
+    assert "405" in answer.text
+
+
+class CorruptingToolbox(Toolbox):
+    """Returns a corrupted result for the first successful call (a silent failure)."""
+
+    def __init__(self) -> None:
+        super().__init__(builtin_tools())
+        self.corrupted = False
+
+    def call(self, name: str, arguments: dict[str, object], context: ToolContext) -> ToolOutcome:
+        outcome = super().call(name, arguments, context)
+        if not self.corrupted and outcome.ok:
+            self.corrupted = True
+            return replace(outcome, result="total = 99999999999999999999")
+        return outcome
+
+
+def test_a_corrupted_tool_output_is_discarded_and_never_reaches_the_answer(tmp_path: Path) -> None:
+    agent, _ = make_agent(
+        tmp_path,
+        [
+            sql("SELECT SUM(freshwater_ducks) AS total FROM duck_observations"),
+            json.dumps({"expression": "120 + 135 + 150"}),
+            "In total 405 freshwater ducks were observed [1].",
+        ],
+        CorruptingToolbox(),
+    )
+    answer, trace = ask(agent, "How many freshwater ducks were observed in total?", "aggregate")
+    assert steps_named(trace, "critic")[0] == "discard: the result is implausibly large"
+    assert "99999" not in answer.text and "405" in answer.text
+    evidence = [s for s in trace.steps if s.name == "evidence"][-1]
+    assert evidence.data["items"][0]["derived"]  # the calculation; the corrupted SQL is gone
+
+
+def test_a_second_hop_searches_for_what_the_first_found_and_both_are_cited(tmp_path: Path) -> None:
+    assess = {
+        "answered": False,
+        "found": "Shirley Temple played Corliss Archer",
+        "next_search": "Shirley Temple government position",
+    }
+    agent, _ = make_agent(
+        tmp_path,
+        [
+            json.dumps(assess),
+            json.dumps({"answered": True, "found": "", "next_search": ""}),
+            "Shirley Temple, who played Corliss Archer, served as Chief of Protocol [2].",
+        ],
+    )
+    question = (
+        "What government position was held by the woman who portrayed Corliss Archer in the "
+        "film Kiss and Tell?"
+    )
+    answer, trace = ask(agent, question, "multihop")
+    searches = [s for s in trace.steps if s.name == "retrieve"]
+    assert searches[-1].data["query"] == "Shirley Temple government position"
+    assert "Chief of Protocol" in answer.text
+    assert {c.chunk.path for c in answer.citations} == {
+        "/docs/Kiss_and_Tell.md",
+        "/docs/Shirley_Temple.md",
+    }
+
+
+def test_a_model_that_never_stops_searching_is_stopped_by_the_round_cap(tmp_path: Path) -> None:
+    endless = [
+        json.dumps({"answered": False, "found": "x", "next_search": f"search {i} ducks"})
+        for i in range(10)
+    ]
+    agent, _ = make_agent(
+        tmp_path,
+        [*endless[:2], "I cannot find this information in the provided sources."],
+        max_rounds=3,
+    )
+    answer, trace = ask(
+        agent, "What government position was held by the woman who counted ducks?", "multihop"
+    )
+    assert len([s for s in trace.steps if s.name == "retrieve"]) == 3  # the first and two more
+    assert answer.refused or answer.text  # always an answer or a refusal
+
+
+def test_the_model_call_budget_keeps_one_call_for_the_reply(tmp_path: Path) -> None:
+    more = {"answered": False, "found": "Shirley Temple", "next_search": "Shirley Temple position"}
+    agent, _ = make_agent(
+        tmp_path,
+        [json.dumps(more), "Shirley Temple served as Chief of Protocol [2]."],
+        max_model_calls=2,
+    )
+    question = "What position did the woman who portrayed Corliss Archer hold?"
+    answer, trace = ask(agent, question, "multihop")
+    assert len([s for s in trace.steps if s.name == "retrieve"]) == 2  # the search it asked for
+    assert answer.model_calls == 2 and not answer.refused  # then no room for another decision
+
+
+def test_a_clarifying_question_pauses_and_the_reply_resumes_the_thread(tmp_path: Path) -> None:
+    agent, _ = make_agent(tmp_path, ["The hotel cap is 180 EUR [1]."])
+    paused, _ = ask(agent, "What is the hotel cap in the policy?", "lookup")
+    assert paused.clarify is not None and "travel-policy-2023.md" in paused.clarify
+    assert paused.thread and paused.refused
+    agent.close()
+
+    again, chat = make_agent(tmp_path, ["The hotel cap is 180 EUR [1]."])  # a new process
+    resumed, trace = ask(again, "the 2024 one", "lookup", thread=paused.thread)
+    assert "180 EUR" in resumed.text and resumed.clarify is None
+    assert steps_named(trace, "clarified") == ["the user answered: the 2024 one"]
+    assert "(the 2024 one)" in chat.asked[-1][0][-1].content
+
+
+def test_comparisons_search_each_thing_named() -> None:
+    assert entity_searches("Were Scott Derrickson and Ed Wood of the same nationality?") == [
+        "Scott Derrickson same nationality",
+        "Ed Wood same nationality",
+    ]
+
+
+def test_every_step_is_an_event_in_order(tmp_path: Path) -> None:
+    agent, _ = make_agent(
+        tmp_path,
+        [
+            sql("SELECT SUM(freshwater_ducks) AS total FROM duck_observations"),
+            "405 ducks in total [1].",
+        ],
+    )
+    seen: list[str] = []
+    trace = Trace(
+        lambda event: seen.append(event.step.name) if isinstance(event, StepEvent) else None
+    )
+    question = "How many freshwater ducks were observed in total?"
+    hits = agent.steps.retrieve(question, None, trace)
+    agent.answer(Request(question), question, Route("aggregate", True, "test"), hits, trace)
+    assert seen[:2] == ["retrieve", "plan"]
+    assert seen.index("tool") < seen.index("critic") < seen.index("generate") < seen.index("verify")
+
+
+@pytest.mark.parametrize("kind", ["lookup", "compare"])
+def test_a_refusal_when_nothing_fits(tmp_path: Path, kind: str) -> None:
+    agent, chat = make_agent(tmp_path, [])
+    answer, _ = ask(agent, "zebra quantum", kind)
+    assert answer.refused and not chat.asked

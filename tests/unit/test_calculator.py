@@ -1,0 +1,36 @@
+"""The calculator: arithmetic without eval, every operand from the evidence, a readable formula."""
+
+from __future__ import annotations
+
+import pytest
+
+from polyrag.agent.tools.calculator import CalculationError, calculate
+
+
+def test_a_percentage_change_with_its_formula() -> None:
+    done = calculate("(1577 - 1373) / 1373 * 100", [1577, 1373])
+    assert round(done.value, 2) == 14.86
+    assert done.formula == "(1577 − 1373) ÷ 1373 × 100 = 14.86"
+
+
+def test_thousands_separators_and_signs_are_understood() -> None:
+    assert calculate("1,577 - 1,373", [1577, 1373]).value == 204
+    assert calculate("-1373 + 1577", [1577, -1373]).value == 204
+
+
+def test_an_operand_not_in_the_evidence_is_refused() -> None:
+    with pytest.raises(CalculationError, match="999 is not a number of the sources"):
+        calculate("1577 - 999", [1577, 1373])
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["__import__('os').system('true')", "open('/etc/passwd')", "x + 1", "2 ** 1000", "1/0", ""],
+)
+def test_anything_but_arithmetic_is_refused(expression: str) -> None:
+    with pytest.raises(CalculationError):
+        calculate(expression, [1, 2, 1000])
+
+
+def test_averages_may_divide_by_a_small_count() -> None:
+    assert calculate("(120 + 135 + 150) / 3", [120, 135, 150]).value == 135

@@ -1,0 +1,76 @@
+"""The critic catches silent tool failures: nothing found, the wrong rows, totals summed twice."""
+
+from __future__ import annotations
+
+from polyrag.agent.critic import review
+from polyrag.agent.tools.base import ToolOutcome
+from polyrag.types import Chunk, Locator
+
+ROWS = Chunk(
+    "cells", "s1", "/d/ducks.xlsx",
+    "Duck Observations\n| Year | Ducks |\n| --- | --- |\n| 2019 | 120 |\n| Total | 255 |",
+    Locator(cells="B5:C7"),
+)  # fmt: skip
+
+
+def sql(query: str, result: str) -> ToolOutcome:
+    return ToolOutcome("sql", {"query": query}, True, result, backing=(ROWS,))
+
+
+def test_an_empty_or_null_result_is_repaired() -> None:
+    assert (
+        review("How many ducks?", sql("SELECT SUM(ducks) FROM t", "sum(ducks) = NULL"), []).verdict
+        == "repair"
+    )
+    assert (
+        review("How many ducks?", sql("SELECT * FROM t WHERE 0", "no rows"), []).verdict == "repair"
+    )
+
+
+def test_summing_a_total_row_is_caught() -> None:
+    verdict = review("How many ducks in total?", sql("SELECT SUM(ducks) FROM t", "s = 510"), [])
+    assert verdict.verdict == "repair" and "Total" in verdict.why
+
+
+def test_a_query_about_nothing_the_question_names_is_repaired() -> None:
+    unrelated = ToolOutcome(
+        "sql", {"query": "SELECT MAX(price) FROM cars"}, True, "m = 9", backing=()
+    )
+    assert review("How many geese were counted?", unrelated, []).verdict == "repair"
+
+
+def test_a_fitting_query_is_accepted() -> None:
+    good = sql("SELECT ducks FROM t WHERE year = 2019", "ducks = 120")
+    assert review("How many ducks in 2019?", good, []).verdict == "accept"
+
+
+def test_a_percentage_needs_a_division() -> None:
+    added = ToolOutcome(
+        "calculator",
+        {"expression": "5 + 3"},
+        True,
+        "5 + 3 = 8",
+        formula="5 + 3 = 8",
+        backing=(ROWS,),
+    )
+    assert review("What percentage of ducks were counted in 2019?", added, []).verdict == "repair"
+
+
+def test_operands_from_passages_about_something_else_are_repaired() -> None:
+    other = Chunk("o", "s2", "/d/cars.pdf", "Cars sold: 5 and 3.", Locator(page=2))
+    calc = ToolOutcome(
+        "calculator",
+        {"expression": "5 - 3"},
+        True,
+        "5 − 3 = 2",
+        formula="5 − 3 = 2",
+        backing=(other,),
+    )
+    assert review("By how much did the duck count change?", calc, []).verdict == "repair"
+
+
+def test_an_implausible_result_is_discarded() -> None:
+    huge = ToolOutcome(
+        "calculator", {}, True, "1e20 = 100000000000000000000", formula="x", backing=(ROWS,)
+    )
+    assert review("How many ducks?", huge, []).verdict == "discard"

@@ -1,0 +1,120 @@
+"""SQL over read tables: one checked SELECT, a locked DuckDB, and the cells each result rests on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from polyrag.agent.tools.sql import SqlError, TableDatabase
+from polyrag.index.tables.base import SourceTable
+from polyrag.types import Locator, Table
+
+DUCKS = Table(
+    header=("Year", "Freshwater Ducks", "Note"),
+    rows=(
+        ("2019", "120", "dry"),
+        ("2020", "135", ""),
+        ("2021", "150", "wet"),
+        ("2022", "170", ""),
+        ("2023", "160", ""),
+        ("Total", "735", ""),
+    ),
+    locator=Locator(sheet="Duck Observations", rows=(4, 10)),
+    name="Duck Observations",
+    title="Number of freshwater ducks per year",
+    row_numbers=(5, 6, 7, 8, 9, 10),
+    columns=("B", "C", "D"),
+)
+STATEMENT = Table(
+    header=("Column 1", "2019", "2018"),
+    rows=(("Net sales", "$ 3,642", "$ 3,507"), ("Cost of sales", "(1,577)", "(1,373)")),
+    locator=Locator(page=41),
+    name="Table 3",
+)
+
+
+@pytest.fixture
+def database() -> Iterator[TableDatabase]:
+    db = TableDatabase(
+        [
+            SourceTable("s1", "/docs/ducks.xlsx", DUCKS),
+            SourceTable("s2", "/docs/10k.pdf", STATEMENT),
+        ]
+    )
+    yield db
+    db.close()
+
+
+def test_the_schema_names_tables_columns_and_example_rows(database: TableDatabase) -> None:
+    schema = database.schema()
+    assert (
+        'TABLE duck_observations (year TEXT, freshwater_ducks NUMBER -- "Freshwater Ducks"'
+        in schema
+    )
+    assert "TABLE table_3 (column_1 TEXT" in schema and 'y2019 NUMBER -- "2019"' in schema
+    assert "-- row: 2019, 120, dry" in schema
+
+
+def test_an_aggregate_cites_the_rows_it_read(database: TableDatabase) -> None:
+    result = database.run(
+        "SELECT SUM(freshwater_ducks) AS total FROM duck_observations WHERE year <> 'Total'"
+    )
+    assert result.text() == "total = 735"
+    (cited,) = result.cited
+    assert cited.cells() == "B5:C9"  # the Total row (10) was left out by the WHERE clause
+    chunk = cited.chunk()
+    assert chunk.locator.sheet == "Duck Observations" and chunk.locator.cells == "B5:C9"
+    assert chunk.locator.describe() == "sheet Duck Observations, cells B5:C9"
+
+
+def test_a_difference_of_two_lookups_cites_just_those_rows(database: TableDatabase) -> None:
+    result = database.run(
+        "SELECT (SELECT freshwater_ducks FROM duck_observations WHERE year = '2023') - "
+        "(SELECT freshwater_ducks FROM duck_observations WHERE year = '2022') AS change"
+    )
+    assert result.text() == "change = -10"
+    assert result.cited[0].cells() == "B8:C9"
+
+
+def test_accounting_numbers_become_numbers(database: TableDatabase) -> None:
+    result = database.run("SELECT y2019 - y2018 AS d FROM table_3 WHERE column_1 ILIKE '%cost%'")
+    assert result.text() == "d = -204"
+    chunk = result.cited[0].chunk()
+    assert chunk.locator.page == 41 and chunk.locator.rows == (3, 3)  # the header is row 1
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("DROP TABLE duck_observations", "only a SELECT"),
+        ("SELECT 1; SELECT 2", "only one statement"),
+        ("SELECT * FROM read_csv('/etc/passwd')", "no table functions"),
+        ("SELECT * FROM secrets", "unknown table 'secrets'"),
+        ("SELECT * FROM duck_observations WHERE", "does not parse"),
+        ("COPY duck_observations TO '/tmp/x.csv'", "only a SELECT"),
+        ("", "empty"),
+    ],
+)
+def test_anything_but_one_select_over_known_tables_is_refused(
+    database: TableDatabase, query: str, reason: str
+) -> None:
+    with pytest.raises(SqlError, match=reason):
+        database.run(query)
+
+
+def test_the_connection_cannot_read_files_or_be_unlocked(database: TableDatabase) -> None:
+    with pytest.raises(SqlError):
+        database._execute("SELECT * FROM '/etc/passwd'")
+    with pytest.raises(SqlError):
+        database._execute("SET enable_external_access = true")
+
+
+def test_a_slow_query_is_interrupted() -> None:
+    wide = Table(("n",), tuple((str(i),) for i in range(3000)), name="numbers")
+    db = TableDatabase([SourceTable("s", "/n.csv", wide)], timeout_s=0.2)
+    try:
+        with pytest.raises(SqlError, match="longer than"):
+            db.run("SELECT COUNT(*) FROM numbers a, numbers b, numbers c")
+    finally:
+        db.close()

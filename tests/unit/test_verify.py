@@ -1,0 +1,85 @@
+"""The reply check: numbers as the reply rounds them or as code recomputes them, sentence by
+sentence, partial answers kept, unsupported claims withdrawn."""
+
+from __future__ import annotations
+
+from polyrag.answer.evidence import Evidence
+from polyrag.answer.verify import verify
+from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, Chunk, Locator
+
+REVENUE = "Net revenue was 1,577 million in 2019 and 1,373 million in 2018, led by the Nordics."
+
+
+def item(n: int, text: str, *, backing: tuple[Chunk, ...] = ()) -> Evidence:
+    chunk = Chunk(f"c{n}", f"s{n}", f"/docs/d{n}.pdf", text, Locator(page=n))
+    return Evidence(n, chunk, text, backing=backing)
+
+
+def test_a_stated_number_is_supported_and_cited() -> None:
+    verdict = verify("Net revenue was 1,577 million in 2019 [1].", [item(1, REVENUE)])
+    assert not verdict.refused and verdict.citations[0].chunk.chunk_id == "c1"
+
+
+def test_a_made_up_number_is_withdrawn() -> None:
+    verdict = verify("Net revenue was 1,812 million in 2019 [1].", [item(1, REVENUE)])
+    assert verdict.refused and verdict.reason == NOT_SUPPORTED
+
+
+def test_a_computed_change_is_kept_only_when_the_question_asks_for_arithmetic() -> None:
+    reply = "Net revenue grew by 204 million, or 14.9%, from 2018 to 2019 [1]."
+    assert verify(reply, [item(1, REVENUE)]).refused
+    verdict = verify(reply, [item(1, REVENUE)], arithmetic=True)
+    assert not verdict.refused
+    assert "1577 − 1373 = 204" in verdict.computed
+    assert any("÷ 1373 × 100" in note for note in verdict.computed)
+
+
+def test_a_wrongly_computed_change_is_withdrawn_even_with_arithmetic() -> None:
+    verdict = verify("Net revenue grew by 240 million [1].", [item(1, REVENUE)], arithmetic=True)
+    assert verdict.refused
+
+
+def test_a_partial_answer_keeps_what_is_stated_and_says_what_is_not() -> None:
+    reply = "Net revenue was 1,577 million in 2019 [1]. The dividend is not stated in the sources."
+    verdict = verify(reply, [item(1, REVENUE)])
+    assert not verdict.refused and verdict.partial
+    assert "not stated" in verdict.text
+
+
+def test_an_unsupported_sentence_is_withdrawn_and_the_rest_kept() -> None:
+    reply = "Net revenue was 1,577 million in 2019 [1]. Profit was 312 million [1]."
+    verdict = verify(reply, [item(1, REVENUE)])
+    assert not verdict.refused and verdict.partial
+    assert "312" not in verdict.text and verdict.withdrawn == ("Profit was 312 million [1].",)
+
+
+def test_a_reply_that_only_declines_is_a_refusal() -> None:
+    verdict = verify("I cannot find this information in the provided sources.", [item(1, REVENUE)])
+    assert verdict.refused and verdict.reason == NO_ANSWER_FOUND
+
+
+def test_a_marker_after_the_full_stop_belongs_to_its_sentence() -> None:
+    verdict = verify("The boiling point of water is 212 degrees. [1]", [item(1, REVENUE)])
+    assert verdict.refused  # 212 is nowhere: the marker alone does not survive as an answer
+
+
+def test_a_tool_result_is_cited_by_the_cells_it_rests_on() -> None:
+    cells = Chunk("cells", "s1", "/docs/ducks.xlsx", "| Year | Ducks |", Locator(cells="C5:C10"))
+    text = "Computed by SQL from the rows below: total = 915\n| Year | Ducks |\n| 2019 | 120 |"
+    result = item(1, text, backing=(cells,))
+    verdict = verify("In total 915 ducks were observed [1].", [result, item(2, REVENUE)])
+    assert not verdict.refused
+    assert [c.chunk.chunk_id for c in verdict.citations] == ["cells"]
+
+
+def test_a_reply_without_markers_is_attributed_and_checked_against_all_evidence() -> None:
+    verdict = verify(
+        "Net revenue was 1,373 million in 2018.", [item(1, "Unrelated."), item(2, REVENUE)]
+    )
+    assert not verdict.refused and verdict.citations[0].n == 2
+
+
+def test_rounded_numbers_match_as_the_reply_rounds_them() -> None:
+    evidence = [item(1, "The margin was 14.857% of sales.")]
+    assert not verify("The margin was 14.9% of sales [1].", evidence).refused
+    assert verify("The margin was 15.9% of sales [1].", evidence).refused
