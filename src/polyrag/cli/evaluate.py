@@ -199,6 +199,7 @@ def _qa_groups(summary: dict[str, Any]) -> list[Any]:
         **summary["answers"],
         **summary["refusals"],
         **summary["citations"],
+        **summary.get("grounding", {}),
         **{k: v for k, v in summary["retrieval"].items() if k != "k"},
     }
     groups = [
@@ -255,7 +256,7 @@ def _print_qa(summary: dict[str, Any]) -> None:
         f"({summary['unanswerable']} unanswerable), scope {summary['scope']}, "
         f"mode {summary['mode']}"
     )
-    sections = ("answers", "refusals", "citations", "retrieval", "judge")
+    sections = ("answers", "grounding", "refusals", "citations", "retrieval", "judge")
     for section in sections:
         values = summary[section]
         if "skipped" in values:
@@ -271,6 +272,8 @@ def _print_qa(summary: dict[str, Any]) -> None:
         if section == "refusals" and summary.get("refusal_reasons"):
             reasons = refusal_reasons_line(summary["refusal_reasons"])
             out.print(f"  refused because: {reasons}", markup=False)
+    for kind, stat in summary.get("by_kind", {}).items():
+        out.print(f"  correct, {kind}: {stat['correct']:.3f} (n={stat['n']})", markup=False)
     calls = summary.get("model_calls")
     if calls:
         modes = ", ".join(f"{m} {n}" for m, n in summary["modes"].items())

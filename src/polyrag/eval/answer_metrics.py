@@ -157,6 +157,29 @@ def numeric_match(
     return 0.0
 
 
+def correct(prediction: str, golds: Sequence[str], rel_tol: float = 0.01) -> float:
+    """Whether an answer is right, as one yes/no: for a numeric gold answer, a number of the
+    reply equals one of its numbers within `rel_tol` (years left out when the gold has other
+    numbers: "FY2018 … 1,577" is about 1,577); otherwise the reply holds at least 80% of a gold
+    answer's tokens."""
+    if not prediction.strip():
+        return 0.0
+    gold_numbers = _without_years([n for gold in golds for n in numbers_in(gold)])
+    if gold_numbers:
+        predicted = _without_years(numbers_in(prediction)) or numbers_in(prediction)
+        hit = any(
+            _same_quantity(p, g, rel_tol, ignore_sign=True) for p in predicted for g in gold_numbers
+        )
+        return 1.0 if hit else 0.0
+    return 1.0 if token_recall(prediction, golds) >= 0.8 else 0.0
+
+
+def _without_years(numbers: Sequence[float]) -> list[float]:
+    """The numbers that are not years (1900–2100, whole); all of them if that leaves none."""
+    kept = [n for n in numbers if not (n == int(n) and 1900 <= n <= 2100)]
+    return kept or list(numbers)
+
+
 def _same_quantity(first: float, second: float, rel_tol: float, ignore_sign: bool) -> bool:
     if ignore_sign:
         first, second = abs(first), abs(second)

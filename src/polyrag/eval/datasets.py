@@ -2,8 +2,10 @@
 the documents those cases are about, ready to ingest.
 
 Named sets live in the shared evaluation folder (`shared/eval`, beside the checkout, or the folder
-in POLYRAG_EVAL_DATA): `financebench`, `mmlongbench`, `tatqa`, `squad2` (alias `squad2-sample`)
-and `office-qa`. Any other argument is a path to a generic `.jsonl` file, one case a line:
+in POLYRAG_EVAL_DATA): `financebench`, `mmlongbench`, `tatqa`, `squad2` (alias `squad2-sample`),
+`office-qa`, `table-qa` and `hotpotqa` (all its paragraphs in one collection; an answer must cite
+the question's two gold paragraphs). Any other argument is a path to a generic `.jsonl` file,
+one case a line:
 
     {"question": str, "answer": str | [str, ...], "source"?: path | [path, ...],
      "evidence_pages"?: [int, ...], "evidence_texts"?: [str, ...], "unanswerable"?: bool,
@@ -29,14 +31,25 @@ from typing import Any
 from polyrag.errors import ConfigError
 
 DATA_ENV = "POLYRAG_EVAL_DATA"
-DATASETS = ("financebench", "mmlongbench", "tatqa", "squad2", "office-qa")
+DATASETS = (
+    "financebench",
+    "mmlongbench",
+    "tatqa",
+    "squad2",
+    "office-qa",
+    "table-qa",
+    "hotpotqa",
+)
 _FOLDERS = {
     "financebench": "financebench",
     "mmlongbench": "mmlongbench",
     "tatqa": "tatqa",
     "squad2": "squad2-sample",
     "office-qa": "office-qa",
+    "table-qa": "table-qa",
+    "hotpotqa": "hotpotqa",
 }
+_WHOLE_COLLECTION = frozenset({"hotpotqa"})  # every document is ingested, whatever the limit
 _ALIASES = {"squad2-sample": "squad2"}
 _NOT_ANSWERABLE = "not answerable"
 _HINT = f"set {DATA_ENV} to the shared/eval folder, or pass a .jsonl file"
@@ -66,6 +79,9 @@ class QACase:
     evidence_pages: tuple[int, ...] = ()  # 1-based
     evidence_texts: tuple[str, ...] = ()
     kind: str = ""
+    # Documents an answer must cite to count as grounded (HotpotQA's two gold paragraphs),
+    # for a question asked of the whole collection.
+    gold_documents: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -100,7 +116,7 @@ def load_dataset(
         if not folder.is_dir():
             raise ConfigError(f"{folder}: no such folder (the {key} dataset)", hint=_HINT)
         cases, documents = _LOADERS[key](folder)
-        return _select(key, cases, documents, limit)
+        return _select(key, cases, documents, limit, whole=key in _WHOLE_COLLECTION)
     path = Path(name_or_file)
     if path.suffix.lower() != ".jsonl":
         known = ", ".join((*DATASETS, *_ALIASES))
@@ -123,11 +139,16 @@ def _default_root() -> Path:
 
 
 def _select(
-    name: str, cases: Sequence[QACase], documents: Mapping[str, DocumentRef], limit: int | None
+    name: str,
+    cases: Sequence[QACase],
+    documents: Mapping[str, DocumentRef],
+    limit: int | None,
+    *,
+    whole: bool = False,
 ) -> QADataset:
     chosen = _spread_unanswerable(cases)[:limit]
-    needed = {document for case in chosen for document in case.documents}
-    kept = {key: ref for key, ref in documents.items() if key in needed}
+    needed = {document for case in chosen for document in (*case.documents, *case.gold_documents)}
+    kept = {key: ref for key, ref in documents.items() if whole or key in needed}
     for ref in kept.values():
         if ref.path is not None and not ref.path.is_file():
             raise ConfigError(f"{ref.path}: no such file (a document of the {name} dataset)")
@@ -558,10 +579,48 @@ def _squad2(folder: Path) -> Loaded:
     return cases, documents
 
 
+def _table_qa(folder: Path) -> Loaded:
+    # Like office-qa: `source` is relative to shared/eval.
+    return _generic(folder / "questions.jsonl", folder.parent)
+
+
+def _hotpotqa(folder: Path) -> Loaded:
+    """HotpotQA (distractor setting): every paragraph of every question in one collection;
+    each question is asked of all of them, and its two gold paragraphs must be cited."""
+    documents: dict[str, DocumentRef] = {}
+    for path in sorted((folder / "docs").glob("*.md")):
+        documents[path.name] = DocumentRef(path.name, path=path)
+    if not documents:
+        raise ConfigError(f"{folder / 'docs'}: no paragraphs (*.md)", hint=_HINT)
+    cases: list[QACase] = []
+    for where, row in _read_jsonl(folder / "questions.jsonl"):
+        gold = [Path(str(source)).name for source in _as_list(row.get("sources"))]
+        missing = [name for name in gold if name not in documents]
+        if missing:
+            raise ConfigError(f"{where}: gold paragraph {missing[0]!r} is not in docs/")
+        answers = _unique([_answer_text(item, where) for item in _as_list(row.get("answer"))])
+        if not answers:
+            raise ConfigError(f"{where}: no 'answer'")
+        cases.append(
+            QACase(
+                id=str(row.get("id") or f"hotpotqa-{len(cases) + 1}"),
+                question=_text(row, "question", where),
+                answers=answers,
+                answerable=True,
+                documents=(),
+                kind=str(row.get("type") or ""),
+                gold_documents=tuple(gold),
+            )
+        )
+    return cases, documents
+
+
 _LOADERS = {
     "financebench": _financebench,
     "mmlongbench": _mmlongbench,
     "tatqa": _tatqa,
     "squad2": _squad2,
     "office-qa": _office_qa,
+    "table-qa": _table_qa,
+    "hotpotqa": _hotpotqa,
 }

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from polyrag.engine import Engine
 from polyrag.eval.answer_metrics import (
+    correct,
     exact_match,
     mean_std,
     normalize_answer,
@@ -41,7 +42,14 @@ from polyrag.types import NO_ANSWER_FOUND, Chunk, Filter
 
 Scope = Literal["document", "collection"]
 STAGES = ("retrieval", "first_token", "total")
-ANSWER_METRICS = ("exact_match", "f1", "token_recall", "semantic_similarity", "numeric_match")
+ANSWER_METRICS = (
+    "correct",
+    "exact_match",
+    "f1",
+    "token_recall",
+    "semantic_similarity",
+    "numeric_match",
+)
 _MARKER = re.compile(r"\s*\[\d+(?:\s*[,\-–]\s*\d+)*\]")
 
 
@@ -166,6 +174,14 @@ def _ask(
             else 0.0
         )
         scores["numeric_match"] = numeric_match(prediction, case.answers)
+        right = correct(prediction, case.answers)
+        scores["correct"] = right
+        if case.gold_documents:
+            gold = {source_ids[name] for name in case.gold_documents if name in source_ids}
+            cited_ids = {c.chunk.source_id for c in answer.citations}
+            grounded = 1.0 if gold and gold <= cited_ids else 0.0
+            scores["gold_cited"] = grounded
+            scores["right_and_grounded"] = right * grounded
         scores["false_refusal"] = 1.0 if refused else 0.0
         cited = [c.chunk for c in answer.citations]
         scores["citation_precision"] = _share(cited, case, wanted) if cited else None
@@ -281,6 +297,8 @@ def _summary(
             "context_precision": stat("context_precision"),
         },
         "answers": {name: stat(name) for name in ANSWER_METRICS},
+        "grounding": {name: stat(name) for name in ("gold_cited", "right_and_grounded")},
+        "by_kind": _by_kind(rows),
         "refusals": {
             "refusal_accuracy": stat("refusal_correct"),
             "false_refusal_rate": stat("false_refusal"),
@@ -319,6 +337,21 @@ def _summary(
         "latencies_ms": samples,
     }
     return summary
+
+
+def _by_kind(rows: Sequence[_Row]) -> dict[str, dict[str, float]]:
+    """Share of answerable questions answered correctly, per question kind (when the set has
+    kinds: FinanceBench's question types, HotpotQA's bridge and comparison, TAT-QA's…)."""
+    out: dict[str, dict[str, float]] = {}
+    for kind in sorted({r.case.kind for r in rows if r.case.kind and r.case.answerable}):
+        values = [
+            float(score)
+            for r in rows
+            if r.case.kind == kind and (score := r.scores.get("correct")) is not None
+        ]
+        if values:
+            out[kind] = {"correct": round(sum(values) / len(values), 4), "n": len(values)}
+    return out
 
 
 def _calls(rows: Sequence[_Row]) -> dict[str, float] | None:
