@@ -6,9 +6,11 @@ ask here instead of constructing parts themselves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from polyrag.agent.graph import Agent
+from polyrag.agent.memory import Memory
 from polyrag.agent.steps import Steps
 from polyrag.agent.tools.registry import Toolbox, builtin_tools, load_user_tools
 from polyrag.index.embed.onnx import OnnxMiniLM
@@ -69,6 +71,16 @@ def steps(
 
 def toolbox(settings: Settings) -> Toolbox:
     return Toolbox([*builtin_tools(), *load_user_tools(settings.agent.user_tools)])
+
+
+def memory(settings: Settings, embedder: OnnxMiniLM, live: Callable[[], set[str]]) -> Memory:
+    """Questions answered before, under the home."""
+    return Memory(
+        Path(settings.home) / "memory.sqlite",
+        embedder.embed,
+        live,
+        repeat_similarity=settings.agent.memory_similarity,
+    )
 
 
 def agent(settings: Settings, steps: Steps, store: LanceStore, tables: SqliteTableStore) -> Agent:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from functools import cached_property
@@ -18,6 +19,7 @@ from polyrag.agent.answers import Request
 from polyrag.agent.decisions import Classified, decide
 from polyrag.agent.fast import answer_fast
 from polyrag.agent.graph import Agent
+from polyrag.agent.memory import Memory, Recalled
 from polyrag.agent.route import RESUMED, Route, route
 from polyrag.agent.steps import Steps
 from polyrag.agent.trace import Trace
@@ -26,7 +28,7 @@ from polyrag.errors import ConfigError, LLMError, SourceNotFoundError
 from polyrag.index.embed.onnx import OnnxMiniLM
 from polyrag.index.store.lancedb import LanceStore
 from polyrag.index.tables.sqlite import SqliteTableStore
-from polyrag.ingest.manifest import Entry, Manifest
+from polyrag.ingest.manifest import INDEXED, Entry, Manifest
 from polyrag.ingest.pipeline import Ingestor, IngestReport, Progress
 from polyrag.ingest.sync import remove_source
 from polyrag.ingest.watch import snapshot, watch_folders
@@ -35,7 +37,7 @@ from polyrag.llm.fallback import FallbackChain
 from polyrag.retrieve.base import RetrievalResult, SearchMode
 from polyrag.retrieve.hybrid import HybridRetriever
 from polyrag.settings import Settings, load_settings
-from polyrag.types import Answer, AnswerEvent, AskEvent, Filter, TokenEvent
+from polyrag.types import Answer, AnswerEvent, AskEvent, Filter, Hit, TokenEvent
 
 _DONE = object()
 
@@ -76,6 +78,13 @@ class Engine:
     @cached_property
     def steps(self) -> Steps:
         return build.steps(self.settings, self.retriever, self.chat, self.store)
+
+    @cached_property
+    def memory(self) -> Memory:
+        return build.memory(self.settings, self.embedder, self._live_sources)
+
+    def _live_sources(self) -> set[str]:
+        return {e.source_id for e in self.manifest.all() if e.status == INDEXED}
 
     @cached_property
     def agent(self) -> Agent:
@@ -212,9 +221,58 @@ class Engine:
         if request.thread:  # a reply to the agent's question: the graph picks up its state
             return self.agent.answer(request, request.question, RESUMED, [], trace)
         standalone = steps.rewrite(request.question, request.history, trace)
-        if mode == "fast":
-            return answer_fast(steps, request, standalone, trace)
+        recalled = self._recall(standalone, request, trace)
+        if recalled is not None and recalled.answer is not None:
+            return recalled.answer
         hits = steps.retrieve(standalone, request.where, trace)
+        if recalled is not None:  # a similar question was answered from these passages
+            known = {hit.chunk.chunk_id for hit in hits}
+            hits = [*hits, *(h for h in recalled.hits if h.chunk.chunk_id not in known)]
+        answer = self._by_mode(mode, request, standalone, hits, trace)
+        if self.settings.agent.memory:
+            self.memory.remember(standalone, request.where, answer)
+        return answer
+
+    def _recall(self, question: str, request: Request, trace: Trace) -> Recalled | None:
+        """A question asked before: its answer (when it is the same question) or its passages."""
+        if not self.settings.agent.memory:
+            return None
+        started = time.perf_counter()
+        recalled = self.memory.recall(question, request.where)
+        if recalled is None:
+            return None
+        if recalled.answer is not None:
+            trace.add(
+                "memory",
+                f"asked before as {recalled.question!r} ({recalled.similarity:.2f}): answer reused",
+                {"question": recalled.question, "similarity": round(recalled.similarity, 4)},
+                started,
+            )
+            return replace(
+                recalled,
+                answer=replace(
+                    recalled.answer,
+                    question=request.question,
+                    timings_ms={"total": trace.elapsed_ms()},
+                    steps=tuple(trace.steps),
+                    model_calls=trace.model_calls,
+                    mode="memory",
+                ),
+            )
+        trace.add(
+            "memory",
+            f"similar to {recalled.question!r} ({recalled.similarity:.2f}): its passages join",
+            {"question": recalled.question, "similarity": round(recalled.similarity, 4)},
+            started,
+        )
+        return recalled
+
+    def _by_mode(
+        self, mode: str, request: Request, standalone: str, hits: list[Hit], trace: Trace
+    ) -> Answer:
+        steps = self.steps
+        if mode == "fast":
+            return answer_fast(steps, request, standalone, trace, hits)
         chosen = route(standalone, hits)
         if mode == "auto" and not chosen.sure:
             chosen = self._classify(standalone, chosen, trace)
@@ -259,6 +317,8 @@ class Engine:
         """Release the index, the manifest and worker threads (models are freed with the engine)."""
         if "agent" in self.__dict__:
             self.agent.close()
+        if "memory" in self.__dict__:
+            self.memory.close()
         if "retriever" in self.__dict__:
             self.retriever.close()
         if "store" in self.__dict__:

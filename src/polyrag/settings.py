@@ -120,11 +120,16 @@ class AgentSettings(_Section):
     )
     memory: bool = Field(
         True,
-        description="Reuse the evidence of a question answered before when a new question is "
-        "close to it (until one of its sources changes).",
+        description="Remember answered questions: the same question again gets its answer back "
+        "at once, a similar one the passages that answered it (forgotten as soon as one of "
+        "their sources changes or is removed).",
     )
     memory_similarity: float = Field(
-        0.92, ge=0.5, le=1, description="Cosine similarity to a past question that reuses it."
+        0.95,
+        ge=0.5,
+        le=1,
+        description="Cosine similarity to a question answered before at which its answer is "
+        "given again.",
     )
     clarify: bool = Field(
         True, description="Ask the user back when a question is ambiguous across sources."

@@ -47,26 +47,38 @@ def test_a_fitting_query_is_accepted() -> None:
 def test_a_percentage_needs_a_division() -> None:
     added = ToolOutcome(
         "calculator",
-        {"expression": "5 + 3"},
+        {"expression": "120 + 255"},
         True,
-        "5 + 3 = 8",
-        formula="5 + 3 = 8",
+        "120 + 255 = 375",
+        formula="120 + 255 = 375",
         backing=(ROWS,),
     )
     assert review("What percentage of ducks were counted in 2019?", added, []).verdict == "repair"
 
 
 def test_operands_from_passages_about_something_else_are_repaired() -> None:
-    other = Chunk("o", "s2", "/d/cars.pdf", "Cars sold: 5 and 3.", Locator(page=2))
+    other = Chunk("o", "s2", "/d/cars.pdf", "Cars sold: 55 and 33.", Locator(page=2))
     calc = ToolOutcome(
         "calculator",
-        {"expression": "5 - 3"},
+        {"expression": "55 - 33"},
         True,
-        "5 − 3 = 2",
-        formula="5 − 3 = 2",
+        "55 − 33 = 22",
+        formula="55 − 33 = 22",
         backing=(other,),
     )
     assert review("By how much did the duck count change?", calc, []).verdict == "repair"
+
+
+def test_a_source_number_shifted_by_a_constant_is_not_a_calculation() -> None:
+    shifted = ToolOutcome(
+        "calculator",
+        {"expression": "2019 - 1"},
+        True,
+        "2019 − 1 = 2018",
+        formula="2019 − 1 = 2018",
+        backing=(ROWS,),
+    )
+    assert review("How many ducks were seen in 2018?", shifted, []).verdict == "discard"
 
 
 def test_an_implausible_result_is_discarded() -> None:

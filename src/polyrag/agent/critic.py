@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from polyrag.agent.tools.base import ToolOutcome
+from polyrag.agent.tools.calculator import FREE_CONSTANTS
 from polyrag.agent.tools.numbers import numbers_in_text
 from polyrag.answer.evidence import content_words
 from polyrag.types import Chunk
@@ -84,6 +85,12 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
         return Review("discard", "the calculation gave no number")
     if abs(values[0]) > MAX_PLAUSIBLE:
         return Review("discard", "the result is implausibly large")
+    from_sources = [n for n in _operands(outcome) if n not in FREE_CONSTANTS]
+    if len(from_sources) < 2:
+        return Review(
+            "discard",
+            "one number of the sources shifted by a constant is not a calculation over them",
+        )
     if _PERCENT.search(question) and "÷" not in outcome.formula and "/" not in outcome.formula:
         return Review(
             "repair",
@@ -99,6 +106,12 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "about; take them from the rows or sentences that do",
         )
     return Review("accept", "every operand is a number of a passage about the question")
+
+
+def _operands(outcome: ToolOutcome) -> list[float]:
+    """The numbers of a calculation's expression, as written."""
+    expression = str(outcome.arguments.get("expression", ""))
+    return [abs(n) for n in numbers_in_text(expression.replace("*", " * ").replace("/", " / "))]
 
 
 def _total_rows(outcome: ToolOutcome) -> list[str]:

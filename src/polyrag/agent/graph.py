@@ -314,7 +314,7 @@ class Agent:
         if kind == "aggregate" and "sql" not in done | aside and self._has_tables(run, hits):
             tool = "sql"
         elif kind in ("compute", "aggregate") and "calculator" not in done | aside:
-            if not done:
+            if not done and not state.get("nothing_found"):
                 tool = "calculator"
         elif self._user_tools() and not done and self._calls_left(run, 2):
             tool = "choose"
@@ -454,6 +454,8 @@ class Agent:
         style = prompt("yesno") if _YES_NO.match(question) else ""
         if any(item.derived for item in evidence):
             style += prompt("computed")
+        elif state.get("nothing_found"):
+            style += prompt("no_rows")
         draft = self.steps.generate(question, evidence, run.request.history, run.trace, style=style)
         arithmetic = state.get("kind") in ("compute", "aggregate", "compare")
         verdict = self.steps.verify(draft, evidence, run.trace, arithmetic=arithmetic)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from polyrag.chunk.figures import figure_pattern
 from polyrag.chunk.sentences import sentence_spans, split_long
-from polyrag.types import Chunk, Hit
+from polyrag.types import Chunk, Hit, Modality
 
 ParentLookup = Callable[[str, Sequence[int]], Sequence[Chunk]]
 """(source id, ordinals) → those chunks of the source: `Store.chunks_by_ordinal`."""
@@ -150,9 +150,36 @@ def select_evidence(
                 continue
             cost = header + count_tokens(text)
         context = parent if parent is not None and text != hit.chunk.text else None
+        if context is None and hit.chunk.modality is Modality.TABLE:
+            text = rows_first(text, terms)
         chosen.append(Evidence(len(chosen) + 1, hit.chunk, text, context))
         left -= cost
     return chosen
+
+
+_ROW_LINE = re.compile(r"^(?:Row \d+: |\|)")
+_SEPARATOR_LINE = re.compile(r"^\|?\s*:?-{3,}")
+
+
+def rows_first(text: str, terms: set[str]) -> str:
+    """A table's rows that name what the question names come first, after its title and
+    header: a small model takes the first matching row it reads."""
+    lines = text.split("\n")
+    rows = [i for i, line in enumerate(lines) if _ROW_LINE.match(line)]
+    if len(rows) < 3:
+        return text
+    head_end = rows[0]
+    if lines[rows[0]].startswith("|"):  # a Markdown table: its header and separator stay on top
+        head_end = rows[0] + 1
+        if head_end < len(lines) and _SEPARATOR_LINE.match(lines[head_end]):
+            head_end += 1
+    body = [i for i in rows if i >= head_end]
+    scored = [(len(terms & content_words(lines[i])), i) for i in body]
+    if not any(score for score, _ in scored) or all(score for score, _ in scored):
+        return text
+    ordered = sorted(scored, key=lambda pair: -pair[0])
+    tail = [line for i, line in enumerate(lines) if i >= head_end and i not in set(body)]
+    return "\n".join([*lines[:head_end], *(lines[i] for _, i in ordered), *tail])
 
 
 def assemble(

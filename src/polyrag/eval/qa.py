@@ -90,7 +90,13 @@ def evaluate_qa(
 
     `mode` (fast, agent or auto; default: the settings') is how every question is answered."""
     home = eval_home(settings, dataset)
-    engine = Engine(settings.model_copy(update={"home": home, "models_dir": settings.model_cache}))
+    # No answer memory: every run of every question is answered anew, as it is measured.
+    agent = settings.agent.model_copy(update={"memory": False})
+    engine = Engine(
+        settings.model_copy(
+            update={"home": home, "models_dir": settings.model_cache, "agent": agent}
+        )
+    )
     try:
         started = time.perf_counter()
         source_ids, failed = _ingest(engine, dataset, home, on_step)

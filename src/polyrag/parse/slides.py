@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from lxml import etree
 from pptx import Presentation
@@ -42,7 +43,7 @@ class SlidesParser:
     """PowerPoint presentations (.pptx, .pptm, .ppsx)."""
 
     media_types = frozenset({"pptx"})
-    version = "2"
+    version = "3"
 
     def __init__(
         self, limits: LimitsSettings | None = None, *, ocr: ImageText | None = None
@@ -66,7 +67,12 @@ class SlidesParser:
             title = " ".join(title.split())
             first_title = first_title or title or None
             blocks.append(Block(BlockKind.HEADING, title or f"Slide {number}", where, level=1))
-            for kind, text in _shape_blocks(slide.shapes, title_shape, pictures):
+            size = (presentation.slide_width or 0, presentation.slide_height or 0)
+            found = list(_shape_blocks(slide.shapes, title_shape, pictures))
+            texts = sum(1 for kind, _text, _box in found if kind is BlockKind.TEXT)
+            for kind, text, box in found:
+                if kind is BlockKind.TEXT and texts > 1 and box is not None:
+                    text = _labelled(text, box, size)  # which box says what, and where
                 blocks.append(Block(kind, text, where))
             notes = _notes(slide)
             if notes:
@@ -89,37 +95,74 @@ def _title_shape(shapes: Iterable[BaseShape]) -> BaseShape | None:
     return None
 
 
+Box = tuple[str, int, int, int, int]  # kind label, left, top, width, height (EMU)
+
+
 def _shape_blocks(
-    shapes: Iterable[BaseShape], title_shape: BaseShape | None, pictures: PictureReader
-) -> Iterator[tuple[BlockKind, str]]:
+    shapes: Iterable[BaseShape],
+    title_shape: BaseShape | None,
+    pictures: PictureReader,
+    *,
+    grouped: bool = False,
+) -> Iterator[tuple[BlockKind, str, Box | None]]:
+    """(kind, text, box) of each shape; `box` locates a text shape on the slide (None inside
+    a group, whose coordinates are its own)."""
     title_id = title_shape.shape_id if title_shape is not None else None
     for shape in shapes:
         if title_id is not None and shape.shape_id == title_id:
             continue
         if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
-            yield from _shape_blocks(shape.shapes, None, pictures)  # type: ignore[attr-defined]
+            yield from _shape_blocks(shape.shapes, None, pictures, grouped=True)  # type: ignore[attr-defined]
         elif getattr(shape, "has_table", False):
             rows = [[cell.text for cell in row.cells] for row in shape.table.rows]  # type: ignore[attr-defined]
             if any(clean_cell(cell) for row in rows for cell in row):
-                yield BlockKind.TABLE, markdown_table(rows)
+                yield BlockKind.TABLE, markdown_table(rows), None
         elif getattr(shape, "has_chart", False):
             chart = _chart_table(shape)
             if chart:
-                yield BlockKind.TABLE, chart
+                yield BlockKind.TABLE, chart, None
         elif shape.has_text_frame:
             kind = _placeholder_type(shape) if shape.is_placeholder else None
             if kind in _SKIPPED:
                 continue
             text = _shape_text(shape, bulleted=kind in _BULLETED)
             if text:
-                yield BlockKind.TEXT, _LABELS.get(kind, "") + text if kind else text
+                labelled = _LABELS.get(kind, "") + text if kind else text
+                yield BlockKind.TEXT, labelled, _box(shape, kind, grouped)
         elif isinstance(shape, Picture) or shape.shape_type == MSO_SHAPE_TYPE.PICTURE:
             description = _alt_text(shape)
             text = pictures.text(_image(shape))
             if text:
-                yield BlockKind.PICTURE, picture_text(description, text)
+                yield BlockKind.PICTURE, picture_text(description, text), None
             elif description:
-                yield BlockKind.TEXT, "Picture: " + description
+                yield BlockKind.TEXT, "Picture: " + description, None
+
+
+def _box(shape: BaseShape, kind: Any, grouped: bool) -> Box | None:
+    """The shape's kind label and place, when it has a place of its own on the slide."""
+    if kind in _LABELS:
+        return None  # already labelled (subtitle, footer, date)
+    label = "Body text" if kind in _BULLETED else "Text box"
+    try:
+        left, top, width, height = shape.left, shape.top, shape.width, shape.height
+    except (AttributeError, ValueError):
+        return None
+    if grouped or None in (left, top, width, height):
+        return None
+    return (label, int(left), int(top), int(width), int(height))
+
+
+def _labelled(text: str, box: Box, size: tuple[int, int]) -> str:
+    """ "Text box (top right): …" — a small model told which box is which reads a slide right."""
+    label, left, top, width, height = box
+    slide_width, slide_height = size
+    if slide_width <= 0 or slide_height <= 0:
+        return f"{label}: {text}"
+    x = (left + width / 2) / slide_width
+    y = (top + height / 2) / slide_height
+    row = "top" if y < 1 / 3 else "bottom" if y > 2 / 3 else "middle"
+    column = "left" if x < 1 / 3 else "right" if x > 2 / 3 else "centre"
+    return f"{label} ({row} {column}): {text}"
 
 
 def _shape_text(shape: BaseShape, *, bulleted: bool = False) -> str:
