@@ -83,3 +83,9 @@ def test_rounded_numbers_match_as_the_reply_rounds_them() -> None:
     evidence = [item(1, "The margin was 14.857% of sales.")]
     assert not verify("The margin was 14.9% of sales [1].", evidence).refused
     assert verify("The margin was 15.9% of sales [1].", evidence).refused
+
+
+def test_talk_about_the_sources_is_not_an_answer() -> None:
+    reply = "Water boils at 212 degrees. This can be found in the information in the sources [1]."
+    verdict = verify(reply, [item(1, REVENUE)])
+    assert verdict.refused  # the claim is withdrawn and what is left states nothing

@@ -88,6 +88,14 @@ _META = frozenset(
 )  # fmt: skip
 
 
+def claims(sentence: str) -> bool:
+    """Whether a sentence states anything: a yes or no, or words beyond talk of the sources."""
+    body = MARKER.sub(" ", sentence).strip().lower()
+    if re.match(r"^(?:yes|no)\b", body):
+        return True
+    return bool(content_words(_NUMBER.sub(" ", body)) - _META)
+
+
 def word_support(answer: str, passages: Sequence[str]) -> float:
     """Share of the answer's meaningful words (numbers and words about the sources aside)
     found in the passages."""

@@ -22,6 +22,7 @@ from polyrag.agent.tools.numbers import IN_TEXT, parse_number, show
 from polyrag.answer.citations import (
     MARKER,
     attribute,
+    claims,
     cited_numbers,
     is_refusal,
     strip_markers,
@@ -90,6 +91,8 @@ def verify(text: str, evidence: Sequence[Evidence], *, arithmetic: bool = False)
         if _GAP.search(sentence) and not written:
             gaps.append(sentence)
             continue
+        if not written and not claims(sentence):
+            continue  # talk about the sources ("This can be found in [1].") states nothing
         explained = [_explain(value, places, known, arithmetic) for value, places in written]
         if all(note is not None for note in explained) and (
             word_support(sentence, cited_text) >= MIN_SUPPORT
