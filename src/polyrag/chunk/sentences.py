@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 # whitespace and an upper-case letter, digit or opening quote; line breaks always end one.
 _BOUNDARY = re.compile(r"(?<=[.!?。！？])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9À-Ý])|\n+")
 _ABBREVIATIONS = ("e.g.", "i.e.", "Mr.", "Mrs.", "Ms.", "Dr.", "St.", "vs.", "No.", "Fig.", "U.S.")
+_INITIAL = re.compile(r"(?:^|[\s(])[A-Z]\.$")  # "Roger O. Egeberg", "J. R. R. Tolkien"
 
 
 def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -16,7 +17,8 @@ def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
     start = 0
     for match in _BOUNDARY.finditer(text):
         piece = text[start : match.start()]
-        if "\n" not in match.group(0) and piece.rstrip().endswith(_ABBREVIATIONS):
+        ends = piece.rstrip()
+        if "\n" not in match.group(0) and (ends.endswith(_ABBREVIATIONS) or _INITIAL.search(ends)):
             continue
         yield from _trimmed(text, start, match.start())
         start = match.end()
