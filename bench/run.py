@@ -245,7 +245,17 @@ def bench_answers(limit: int | None) -> dict[str, Any]:
 
 
 BENCH_HOME = REPO / ".polyrag" / "bench-home"
-QA_SAMPLES = {"financebench": 10, "mmlongbench": 10, "tatqa": 15, "squad2": 20, "office-qa": 8}
+MODES = ("fast", "agent", "auto")
+# Question set → how many of its questions (None: all), each asked in every mode.
+QA_SAMPLES: dict[str, int | None] = {
+    "financebench": None,
+    "tatqa": 200,
+    "hotpotqa": None,
+    "squad2": 60,
+    "table-qa": None,
+    "office-qa": None,
+    "mmlongbench": 40,
+}
 
 
 @dataclass(frozen=True)
@@ -258,7 +268,8 @@ class Profile:
     pdfs: int | None  # FinanceBench PDFs to ingest; None = all
     answers: int | None  # office-qa questions; None = all
     scifact_queries: int | None  # per split; None = all
-    qa: dict[str, int]  # question set → sample size
+    qa: dict[str, int | None]  # question set → sample size (None: all)
+    modes: tuple[str, ...] = MODES
     scans: int | None  # scanned PDFs from the corpus to OCR; None = all
     recordings: int | None  # recordings with speech from the corpus to transcribe; None = all
 
@@ -269,7 +280,9 @@ PROFILES = {
     ),
     "quick": Profile("quick", (10_000,), 50, 5, 4, 50, {name: 3 for name in QA_SAMPLES}, 3, 1),
     # The suite's own test: every section runs, on the least data that exercises it.
-    "tiny": Profile("tiny", (1_000,), 5, 1, 1, None, {"office-qa": 1, "squad2": 1}, 1, 1),
+    "tiny": Profile(
+        "tiny", (1_000,), 5, 1, 1, None, {"office-qa": 1, "squad2": 1}, 1, 1, ("fast", "agent")
+    ),
 }
 
 
@@ -344,20 +357,29 @@ def bench_scifact(
     return out
 
 
-def bench_qa(samples: dict[str, int], home: Path = BENCH_HOME) -> dict[str, Any]:
-    """`polyrag eval qa` on the first N questions of each set (a name or a JSONL file)."""
+def bench_qa(
+    samples: dict[str, int | None], modes: tuple[str, ...], home: Path = BENCH_HOME
+) -> dict[str, Any]:
+    """`polyrag eval qa` on the first N questions of each set, in each answering mode.
+
+    HotpotQA is asked of its whole collection (its paragraphs in one index), every other set
+    of each question's own documents."""
     from polyrag.eval.datasets import load_dataset
     from polyrag.eval.qa import evaluate_qa
     from polyrag.settings import load_settings
 
     settings = load_settings(home)
-    out = {}
+    out: dict[str, Any] = {}
     for name, size in samples.items():
-        summary = evaluate_qa(load_dataset(name, SHARED, limit=size), settings)
-        summary.pop("latencies_ms")
-        summary.pop("cases")
-        out[name] = summary
-        print(json.dumps({name: summary["answers"]}), flush=True)
+        dataset = load_dataset(name, SHARED, limit=size)
+        scope = "collection" if name == "hotpotqa" else "document"
+        out[name] = {}
+        for mode in modes:
+            summary = evaluate_qa(dataset, settings, mode=mode, scope=scope)
+            summary.pop("latencies_ms")
+            summary.pop("cases")
+            out[name][mode] = summary
+            print(json.dumps({name: {mode: summary["answers"]["correct"]}}), flush=True)
     return out
 
 
@@ -481,37 +503,54 @@ def render_scifact(scifact: dict[str, Any]) -> list[str]:
 def render_qa(qa: dict[str, Any]) -> list[str]:
     lines = [
         "",
-        "## Question answering (`polyrag eval qa`, local model, fixed samples)",
+        "## Question answering (`polyrag eval qa --mode fast|agent|auto`, local model)",
         "",
-        "Each question is asked of its own documents. EM/F1 are strict for a model that answers",
-        "in sentences; token recall (SlideVQA style) and MiniLM similarity are kinder. Refusal",
-        "accuracy is on unanswerable questions; false refusals on answerable ones.",
+        "Every set in the three answering modes, side by side: fast (one retrieval, one",
+        "reply), agent (the graph: plans, retrieves in rounds, computes with SQL and the",
+        "calculator, checks itself) and auto (the agent only for questions that need it).",
+        "Correct: for a numeric gold answer a number within 1% (years aside), otherwise 80% of",
+        "its tokens. Grounded: correct and both gold paragraphs cited (HotpotQA). Refusal",
+        "accuracy is on unanswerable questions, false refusals on answerable ones. Calls: chat",
+        "model calls per question (mean).",
         "",
-        "| set | questions | EM | F1 | token recall | similarity | numeric | refusal acc. | "
-        "false refusals | page recall@k | context precision | citation precision | "
-        "total p50 s |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| set | questions | mode | correct | numeric | grounded | refusal acc. | "
+        "false refusals | page recall@k | calls | first token p50 s | total p50 s |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for name, run in qa.items():
-        answers = run["answers"]
-        total = run["latency_ms"].get("total", {}).get("p50")
-        lines.append(
-            f"| {name} | {run['questions']} ({run['unanswerable']} unanswerable) | "
-            f"{_cell(answers['exact_match'])} | {_cell(answers['f1'])} | "
-            f"{_cell(answers['token_recall'])} | {_cell(answers['semantic_similarity'])} | "
-            f"{_cell(answers['numeric_match'])} | "
-            f"{_cell(run['refusals']['refusal_accuracy'])} | "
-            f"{_cell(run['refusals']['false_refusal_rate'])} | "
-            f"{_cell(run['retrieval']['page_recall@k'])} | "
-            f"{_cell(run['retrieval']['context_precision'])} | "
-            f"{_cell(run['citations']['citation_precision'])} | "
-            f"{'–' if total is None else f'{total / 1000:.1f}'} |"
-        )
+    for name, by_mode in qa.items():
+        for mode, run in by_mode.items():
+            answers = run["answers"]
+            latency = run["latency_ms"]
+            total = latency.get("total", {}).get("p50")
+            first = latency.get("first_token", {}).get("p50")
+            calls = (run.get("model_calls") or {}).get("mean")
+            grounded = (run.get("grounding") or {}).get("right_and_grounded")
+            lines.append(
+                f"| {name} | {run['questions']} ({run['unanswerable']} unanswerable) | {mode} | "
+                f"{_cell(answers.get('correct'))} | {_cell(answers['numeric_match'])} | "
+                f"{_cell(grounded)} | "
+                f"{_cell(run['refusals']['refusal_accuracy'])} | "
+                f"{_cell(run['refusals']['false_refusal_rate'])} | "
+                f"{_cell(run['retrieval']['page_recall@k'])} | "
+                f"{'–' if calls is None else f'{calls:.1f}'} | "
+                f"{'–' if first is None else f'{first / 1000:.1f}'} | "
+                f"{'–' if total is None else f'{total / 1000:.1f}'} |"
+            )
+    kinds = [
+        f"{name} ({mode}): "
+        + ", ".join(f"{kind} {stat['correct']:.2f} (n={stat['n']})" for kind, stat in by.items())
+        for name, by_mode in qa.items()
+        for mode, run in by_mode.items()
+        if (by := run.get("by_kind"))
+    ]
+    if kinds:
+        lines += ["", "Correct by question kind: " + "; ".join(kinds) + "."]
     from polyrag.eval.qa import refusal_reasons_line
 
     reasons = [
-        f"{name}: {refusal_reasons_line(run['refusal_reasons'])}"
-        for name, run in qa.items()
+        f"{name} ({mode}): {refusal_reasons_line(run['refusal_reasons'])}"
+        for name, by_mode in qa.items()
+        for mode, run in by_mode.items()
         if run.get("refusal_reasons")
     ]
     if reasons:
@@ -570,7 +609,7 @@ def main() -> int:
     if "scifact" in sections:
         results["scifact"] = bench_scifact(profile.scifact_queries, args.scifact, args.home)
     if "qa" in sections:
-        results["qa"] = bench_qa(profile.qa, args.home)
+        results["qa"] = bench_qa(profile.qa, profile.modes, args.home)
     missing = [name for name in SECTIONS if name not in results]
     if missing:
         print(f"no earlier results for {', '.join(missing)}: run without --only", file=sys.stderr)

@@ -45,8 +45,11 @@ def test_the_benchmark_suite_runs_on_a_tiny_dataset(tmp_path: Path) -> None:
     hybrid = results["scifact"]["test"]["results"]["hybrid"]
     assert hybrid["recall@10"] == 1.0  # five documents: every relevant one is in the top ten
     assert set(results["qa"]) == {"office-qa", "squad2"}
-    assert all(run["questions"] == 1 for run in results["qa"].values())
+    assert all(set(by_mode) == {"fast", "agent"} for by_mode in results["qa"].values())
+    assert all(run["questions"] == 1 for by in results["qa"].values() for run in by.values())
     report = out.read_text()
     for heading in SECTIONS:
         assert heading in report
-    assert "| test | 4 | hybrid |" in report and "| office-qa | 1 " in report
+    assert "| test | 4 | hybrid |" in report
+    assert "| office-qa | 1 (0 unanswerable) | fast |" in report
+    assert "| office-qa | 1 (0 unanswerable) | agent |" in report
