@@ -260,7 +260,8 @@ def test_a_clarifying_question_pauses_and_the_reply_resumes_the_thread(tmp_path:
     assert paused.thread and paused.refused
     agent.close()
 
-    again, chat = make_agent(tmp_path, ["The hotel cap is 180 EUR [1]."])  # a new process
+    enough = json.dumps({"answered": True, "found": "", "next_search": ""})
+    again, chat = make_agent(tmp_path, [enough, "The hotel cap is 180 EUR [1]."])  # a new process
     resumed, trace = ask(again, "the 2024 one", "lookup", thread=paused.thread)
     assert "180 EUR" in resumed.text and resumed.clarify is None
     assert steps_named(trace, "clarified") == ["the user answered: the 2024 one"]

@@ -35,6 +35,10 @@ class Assessment(BaseModel):
     next_search: str = ""
 
 
+class YesNo(BaseModel):
+    answer: Literal["yes", "no"]
+
+
 class SqlQuery(BaseModel):
     sql: str = Field(min_length=6)
 

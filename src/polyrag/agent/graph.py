@@ -41,6 +41,7 @@ from polyrag.agent.decisions import (
     Plan,
     SqlQuery,
     ToolChoice,
+    YesNo,
     decide,
 )
 from polyrag.agent.route import Route
@@ -189,7 +190,7 @@ class Agent:
             "pending": [],
             "searched": [question] if first_hits else [],
             "rounds": 1 if first_hits else 0,
-            "hits": [hit_to_dict(hit, 1) for hit in first_hits],
+            "hits": [hit_to_dict(hit, 1, question) for hit in first_hits],
             "found": [],
             "tools": [],
             "failures": {},
@@ -292,7 +293,7 @@ class Agent:
         for search in pending:
             for hit in self.steps.retrieve(search, where, run.trace):
                 if hit.chunk.chunk_id not in known:
-                    hits.append(hit_to_dict(hit, round_number))
+                    hits.append(hit_to_dict(hit, round_number, search))
                     known.add(hit.chunk.chunk_id)
         return {
             "hits": hits,
@@ -323,7 +324,7 @@ class Agent:
                 "evaluate", f"needs a tool: {tool}", {"next": "tool", "tool": tool}, started
             )
             return {"next": "tool", "tool": tool, "feedback": ""}
-        if kind in ("multihop", "compare") and state.get("rounds", 0) < self.settings.max_rounds:
+        if state.get("rounds", 0) < self.settings.max_rounds and not done:
             follow = self._follow_up(state, hits, run)
             if follow:
                 return follow
@@ -468,23 +469,50 @@ class Agent:
             standalone=question,
             thread=run.thread,
         )
-        if state.get("kind") == "multihop" and not answer.refused:
+        if state.get("kind") in ("multihop", "compare", "lookup") and not answer.refused:
             answer = _with_bridges(answer, evidence, state)
+        if _YES_NO.match(question) and not answer.refused:
+            answer = self._yes_or_no(run, question, evidence, answer)
         return answer
+
+    def _yes_or_no(
+        self, run: Run, question: str, evidence: Sequence[Evidence], answer: Answer
+    ) -> Answer:
+        """A yes/no question answered without its yes or no gets it from one small decision."""
+        if re.match(r"^\W*(?:yes|no)\b", answer.text, re.IGNORECASE):
+            return answer
+        if run.trace.model_calls >= self.settings.max_model_calls:
+            return answer
+        try:
+            verdict = decide(
+                self.steps.chat,
+                run.trace,
+                "yesno",
+                YesNo,
+                max_tokens=16,
+                question=question,
+                found=render(evidence),
+                answer=answer.text,
+            )
+        except LLMError:
+            return answer
+        word = "Yes" if verdict.answer == "yes" else "No"
+        return _with(answer, text=f"{word}. {answer.text}", model_calls=run.trace.model_calls)
 
     def _evidence_for(
         self, state: dict[str, Any] | AgentState, hits: list[Hit], run: Run, *, quiet: bool = False
     ) -> list[Evidence]:
-        """Each round's best hits (interleaved, so every hop is shown), then accepted tool
-        results as derived evidence."""
-        rounds: dict[int, list[Hit]] = {}
+        """Each search's best hits, interleaved (so every hop and every thing compared is
+        shown), then accepted tool results as derived evidence."""
+        rounds: dict[str, list[Hit]] = {}
         for raw, hit in zip(state.get("hits", []), hits, strict=True):
-            rounds.setdefault(int(raw.get("round", 1)), []).append(hit)
+            key = raw.get("search") or str(raw.get("round", 1))
+            rounds.setdefault(key, []).append(hit)
         ordered: list[Hit] = []
         for rank in range(PER_ROUND):
-            for number in sorted(rounds):
-                if rank < len(rounds[number]):
-                    ordered.append(rounds[number][rank])
+            for group in rounds.values():
+                if rank < len(group):
+                    ordered.append(group[rank])
         ranked = [
             Hit(h.chunk, 1.0 - i / 100, h.keyword_rank, h.vector_rank, h.vector_similarity)
             for i, h in enumerate(ordered)
@@ -626,18 +654,26 @@ def _derived(outcome: ToolOutcome) -> Evidence:
 
 
 def _with_bridges(answer: Answer, evidence: Sequence[Evidence], state: dict[str, Any]) -> Answer:
-    """A multi-hop answer cites the passage each hop stood on, not only the last one: the
-    first round's best passage led to the search that found the answer."""
-    cited = {c.chunk.chunk_id for c in answer.citations}
-    first_round = [h for h in state.get("hits", []) if int(h.get("round", 1)) == 1]
-    if not first_round or int(state.get("rounds", 1)) < 2:
+    """An answer that took several searches cites the passage each one stood on, not only the
+    one the reply named: a hop's best passage led to the search that found the answer, and a
+    comparison rests on the best passage about each thing compared. Only passages that share
+    words with the answer or the question are added."""
+    searches: dict[str, str] = {}
+    for raw in state.get("hits", []):
+        searches.setdefault(raw.get("search") or "", raw["chunk"]["chunk_id"])
+    if len(searches) < 2:
         return answer
-    bridge = first_round[0]["chunk"]["chunk_id"]
+    cited = {c.chunk.chunk_id for c in answer.citations}
+    words = content_words(answer.text) | content_words(str(state.get("question", "")))
+    extra = []
     for item in evidence:
-        if item.chunk.chunk_id == bridge and bridge not in cited:
-            extra = Citation(item.n, item.chunk)
-            return _with(answer, citations=(*answer.citations, extra))
-    return answer
+        chunk = item.chunk
+        if chunk.chunk_id in searches.values() and chunk.chunk_id not in cited:
+            title = " ".join(chunk.locator.heading_path) or Path(chunk.path).stem
+            if words & content_words(title.replace("_", " ")):
+                extra.append(Citation(item.n, chunk))
+                cited.add(chunk.chunk_id)
+    return _with(answer, citations=(*answer.citations, *extra)) if extra else answer
 
 
 def _with(answer: Answer, **changes: Any) -> Answer:

@@ -54,7 +54,7 @@ def chunk_from_dict(data: dict[str, Any]) -> Chunk:
     )
 
 
-def hit_to_dict(hit: Hit, round_number: int) -> dict[str, Any]:
+def hit_to_dict(hit: Hit, round_number: int, search: str = "") -> dict[str, Any]:
     return {
         "chunk": chunk_to_dict(hit.chunk),
         "score": hit.score,
@@ -62,6 +62,7 @@ def hit_to_dict(hit: Hit, round_number: int) -> dict[str, Any]:
         "vector_rank": hit.vector_rank,
         "vector_similarity": hit.vector_similarity,
         "round": round_number,
+        "search": search,  # the search that found it
     }
 
 

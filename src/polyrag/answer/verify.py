@@ -22,8 +22,8 @@ from polyrag.agent.tools.numbers import IN_TEXT, parse_number, show
 from polyrag.answer.citations import (
     MARKER,
     attribute,
-    claims,
     cited_numbers,
+    claims,
     is_refusal,
     strip_markers,
     word_support,
