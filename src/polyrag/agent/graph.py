@@ -81,6 +81,13 @@ _YES_NO = re.compile(
     r"^(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\b", re.I
 )
 _CAPITALISED = re.compile(r"\b(?:[A-Z][\w'.&-]*(?:\s+(?:of|the|de|von|van|for|and the)\s+|\s+)?)+")
+_COMPARING = frozenset(
+    {
+        "same", "both", "either", "neither", "different", "older", "younger", "first", "earlier",
+        "later", "longer", "shorter", "larger", "bigger", "smaller", "more", "fewer", "higher",
+        "lower", "also", "located", "described", "based",
+    }
+)  # fmt: skip
 _CONNECTORS = frozenset({"of", "the", "de", "von", "van", "for", "and"})
 _QUESTION_WORDS = frozenset(
     {
@@ -286,15 +293,12 @@ class Agent:
             return {}
         round_number = state.get("rounds", 0) + 1
         hits = list(state.get("hits", []))
-        known = {h["chunk"]["chunk_id"] for h in hits}
         where = run.request.where
         if state.get("focus"):  # the user chose a document: search only there
             where = replace(where or Filter(), source_ids=tuple(state["focus"]))
-        for search in pending:
+        for search in pending:  # each search keeps its own ranking (a chunk may be in several)
             for hit in self.steps.retrieve(search, where, run.trace):
-                if hit.chunk.chunk_id not in known:
-                    hits.append(hit_to_dict(hit, round_number, search))
-                    known.add(hit.chunk.chunk_id)
+                hits.append(hit_to_dict(hit, round_number, search))
         return {
             "hits": hits,
             "pending": [],
@@ -509,10 +513,12 @@ class Agent:
             key = raw.get("search") or str(raw.get("round", 1))
             rounds.setdefault(key, []).append(hit)
         ordered: list[Hit] = []
+        seen: set[str] = set()
         for rank in range(PER_ROUND):
             for group in rounds.values():
-                if rank < len(group):
+                if rank < len(group) and group[rank].chunk.chunk_id not in seen:
                     ordered.append(group[rank])
+                    seen.add(group[rank].chunk.chunk_id)
         ranked = [
             Hit(h.chunk, 1.0 - i / 100, h.keyword_rank, h.vector_rank, h.vector_similarity)
             for i, h in enumerate(ordered)
@@ -705,7 +711,7 @@ def entity_searches(question: str) -> list[str]:
     if len(names) < 2:
         return []
     in_names = {w for name in names for w in re.findall(r"\w+", name.lower())}
-    rest = [w for w in content_words(question) if w not in in_names]
+    rest = [w for w in content_words(question) if w not in in_names and w not in _COMPARING]
     topic = " ".join(sorted(rest, key=question.lower().find))
     return [f"{name} {topic}".strip() for name in names[:3]]
 
