@@ -270,8 +270,8 @@ def test_a_clarifying_question_pauses_and_the_reply_resumes_the_thread(tmp_path:
 
 def test_comparisons_search_each_thing_named() -> None:
     assert entity_searches("Were Scott Derrickson and Ed Wood of the same nationality?") == [
-        "Scott Derrickson same nationality",
-        "Ed Wood same nationality",
+        "Scott Derrickson nationality",
+        "Ed Wood nationality",
     ]
 
 
