@@ -24,6 +24,7 @@ from polyrag.llm.remote import OpenAICompatibleModel
 from polyrag.models.files import model_path
 from polyrag.models.registry import MINILM_ONNX, MINILM_TOKENIZER
 from polyrag.retrieve.hybrid import HybridRetriever
+from polyrag.retrieve.modalities import ModalityRouter
 from polyrag.settings import Settings
 
 
@@ -64,9 +65,14 @@ def chat(settings: Settings) -> FallbackChain:
 
 
 def steps(
-    settings: Settings, retriever: HybridRetriever, chat: FallbackChain, store: LanceStore
+    settings: Settings,
+    retriever: HybridRetriever,
+    chat: FallbackChain,
+    store: LanceStore,
+    embedder: OnnxMiniLM,
 ) -> Steps:
-    return Steps(retriever, chat, settings, parents=store.chunks_by_ordinal)
+    router = ModalityRouter(retriever, store.count, embedder.embed)
+    return Steps(retriever, chat, settings, parents=store.chunks_by_ordinal, router=router)
 
 
 def toolbox(settings: Settings) -> Toolbox:

@@ -77,7 +77,7 @@ class Engine:
 
     @cached_property
     def steps(self) -> Steps:
-        return build.steps(self.settings, self.retriever, self.chat, self.store)
+        return build.steps(self.settings, self.retriever, self.chat, self.store, self.embedder)
 
     @cached_property
     def memory(self) -> Memory:
@@ -224,7 +224,9 @@ class Engine:
         recalled = self._recall(standalone, request, trace)
         if recalled is not None and recalled.answer is not None:
             return recalled.answer
-        hits = steps.retrieve(standalone, request.where, trace)
+        # The agent searches each kind of content the question is about (tables, pictures,
+        # recordings) beside everything; fast and auto keep to the one plain search.
+        hits = steps.retrieve(standalone, request.where, trace, fan_out=mode == "agent")
         if recalled is not None:  # a similar question was answered from these passages
             known = {hit.chunk.chunk_id for hit in hits}
             hits = [*hits, *(h for h in recalled.hits if h.chunk.chunk_id not in known)]

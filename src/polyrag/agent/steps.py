@@ -21,6 +21,7 @@ from polyrag.answer.verify import Verdict, verify
 from polyrag.llm.base import GenerationOptions, Message
 from polyrag.llm.fallback import FallbackChain
 from polyrag.retrieve.base import Retriever
+from polyrag.retrieve.modalities import ModalityRouter
 from polyrag.settings import Settings
 from polyrag.types import REFUSAL, UNSAFE, Filter, Hit, TokenEvent
 
@@ -44,8 +45,10 @@ class Steps:
         chat: FallbackChain,
         settings: Settings,
         parents: ParentLookup | None = None,
+        router: ModalityRouter | None = None,
     ) -> None:
         self.retriever = retriever
+        self.router = router  # fans a question out to the modalities it is about
         self.chat = chat
         self.settings = settings
         self.parents = parents
@@ -70,10 +73,21 @@ class Steps:
         return rewritten
 
     def retrieve(
-        self, query: str, where: Filter | None, trace: Trace, *, k: int | None = None
+        self,
+        query: str,
+        where: Filter | None,
+        trace: Trace,
+        *,
+        k: int | None = None,
+        fan_out: bool = False,
     ) -> list[Hit]:
+        """`fan_out`: also search each modality the question is about, and fuse."""
         started = now()
-        result = self.retriever.search(query, k=k, where=where)
+        joined: list[str] = []
+        if fan_out and self.router is not None:
+            result, joined = self.router.search(query, k=k, where=where)
+        else:
+            result = self.retriever.search(query, k=k, where=where)
         hits = result.hits
         trace.mark("retrieval")
         shown = [
@@ -87,10 +101,16 @@ class Steps:
             for rank, hit in enumerate(hits, start=1)
         ]
         best = f", best {Path(hits[0].chunk.path).name}" if hits else ""
+        also = f"; also searched: {', '.join(joined)}" if joined else ""
         trace.add(
             "retrieve",
-            f"{len(hits)} passages for {query!r}{best}",
-            {"query": query, "hits": shown, "timings_ms": _rounded(result.timings_ms)},
+            f"{len(hits)} passages for {query!r}{best}{also}",
+            {
+                "query": query,
+                "hits": shown,
+                "modalities": joined,
+                "timings_ms": _rounded(result.timings_ms),
+            },
             started,
         )
         return hits

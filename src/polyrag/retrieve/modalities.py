@@ -1,0 +1,105 @@
+"""Routing by meaning: a question goes to the kinds of content it is about.
+
+Besides the plain search over everything, the question is searched within each modality the
+index holds (tables, pictures, recordings). A modality joins the results when the question is
+close in meaning to what it holds — its best passage is nearly as similar to the question as
+the best passage overall, or the question itself speaks of that kind of content (its embedding
+is close to a description of it: "a spreadsheet…", "a recording…") — and the lists are fused by
+rank. A question about a chart in a text-heavy library then still finds the chart, and one that
+spans a recording and a report gets both.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from polyrag.retrieve.base import RetrievalResult, Retriever
+from polyrag.retrieve.fusion import reciprocal_rank_fusion
+from polyrag.types import Filter, Hit, Modality
+
+DESCRIPTIONS = {
+    Modality.TABLE: "a table, spreadsheet, sheet, rows and columns of figures, totals",
+    Modality.PICTURE: "a picture, image, photo, scanned page, chart, diagram or figure",
+    Modality.AUDIO: "a recording, meeting, call, podcast, speech, what someone said, video",
+}
+MARGIN = 0.08  # a modality whose best passage is this close to the overall best joins
+MENTION = 0.28  # a question this similar to a modality's description is about that modality
+PER_MODALITY = 3  # passages each joining modality contributes
+MODALITY_WEIGHT = 0.5  # its weight in the fusion, beside the plain search's 1
+
+
+class ModalityRouter:
+    """Wraps a retriever; `search` fans out to the modalities a question is about."""
+
+    def __init__(
+        self,
+        retriever: Retriever,
+        count: Callable[[Filter], int],
+        embed: Callable[[Sequence[str]], np.ndarray],
+    ) -> None:
+        self._retriever = retriever
+        self._count = count
+        self._embed = embed
+        self._descriptions: dict[Modality, np.ndarray] | None = None
+
+    def search(
+        self, query: str, k: int | None = None, where: Filter | None = None
+    ) -> tuple[RetrievalResult, list[str]]:
+        """The fused results and the modalities that joined (with why)."""
+        started = time.perf_counter()
+        plain = self._retriever.search(query, k=k, where=where)
+        if where is not None and where.modalities:
+            return plain, []
+        best = max((h.vector_similarity or -1.0 for h in plain.hits), default=-1.0)
+        mentioned = self._mentioned(query)
+        rankings = [[h.chunk.chunk_id for h in plain.hits]]
+        weights = [1.0]
+        by_id = {h.chunk.chunk_id: h for h in plain.hits}
+        joined: list[str] = []
+        for modality in DESCRIPTIONS:
+            scope = replace(where or Filter(), modalities=(modality,))
+            if not self._count(scope):
+                continue
+            found = self._retriever.search(query, k=PER_MODALITY, where=scope).hits
+            if not found:
+                continue
+            close = (found[0].vector_similarity or -1.0) >= best - MARGIN
+            if not (close or modality in mentioned):
+                continue
+            joined.append(
+                f"{modality.value} ({'asked about' if modality in mentioned else 'close'})"
+            )
+            rankings.append([h.chunk.chunk_id for h in found])
+            weights.append(MODALITY_WEIGHT)
+            for hit in found:
+                by_id.setdefault(hit.chunk.chunk_id, hit)
+        if not joined:
+            return plain, []
+        fused = reciprocal_rank_fusion(rankings, weights)
+        size = len(plain.hits) if k is None else k
+        keys = [key for key, _ in fused[:size]]
+        for ranking in rankings[1:]:  # each joining modality keeps its best passage
+            if ranking[0] not in keys:
+                keys = [*keys[: size - 1], ranking[0]] if len(keys) >= size else [*keys, ranking[0]]
+        score = dict(fused)
+        hits: list[Hit] = [replace(by_id[key], score=score[key]) for key in keys]
+        timings = dict(plain.timings_ms)
+        timings["total"] = (time.perf_counter() - started) * 1000
+        return RetrievalResult(hits, timings), joined
+
+    def _mentioned(self, query: str) -> set[Modality]:
+        if self._descriptions is None:
+            vectors = _normalised(self._embed(list(DESCRIPTIONS.values())))
+            self._descriptions = dict(zip(DESCRIPTIONS, vectors, strict=True))
+        question = _normalised(self._embed([query]))[0]
+        return {m for m, v in self._descriptions.items() if float(v @ question) >= MENTION}
+
+
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    array = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(array, axis=1, keepdims=True)
+    return array / np.where(norms == 0, 1.0, norms)
