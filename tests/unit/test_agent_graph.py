@@ -197,7 +197,7 @@ def test_a_corrupted_tool_output_is_discarded_and_never_reaches_the_answer(tmp_p
 
 def test_a_second_hop_searches_for_what_the_first_found_and_both_are_cited(tmp_path: Path) -> None:
     assess = {
-        "answered": False,
+        "answer": "",
         "found": "Shirley Temple played Corliss Archer",
         "next_search": "Shirley Temple government position",
     }
@@ -205,7 +205,7 @@ def test_a_second_hop_searches_for_what_the_first_found_and_both_are_cited(tmp_p
         tmp_path,
         [
             json.dumps(assess),
-            json.dumps({"answered": True, "found": "", "next_search": ""}),
+            json.dumps({"answer": "Chief of Protocol", "found": "", "next_search": ""}),
             "Shirley Temple, who played Corliss Archer, served as Chief of Protocol [2].",
         ],
     )
@@ -225,7 +225,7 @@ def test_a_second_hop_searches_for_what_the_first_found_and_both_are_cited(tmp_p
 
 def test_a_model_that_never_stops_searching_is_stopped_by_the_round_cap(tmp_path: Path) -> None:
     endless = [
-        json.dumps({"answered": False, "found": "x", "next_search": f"search {i} ducks"})
+        json.dumps({"answer": "", "found": "x", "next_search": f"search {i} ducks"})
         for i in range(10)
     ]
     agent, _ = make_agent(
@@ -241,7 +241,7 @@ def test_a_model_that_never_stops_searching_is_stopped_by_the_round_cap(tmp_path
 
 
 def test_the_model_call_budget_keeps_one_call_for_the_reply(tmp_path: Path) -> None:
-    more = {"answered": False, "found": "Shirley Temple", "next_search": "Shirley Temple position"}
+    more = {"answer": "", "found": "Shirley Temple", "next_search": "Shirley Temple position"}
     agent, _ = make_agent(
         tmp_path,
         [json.dumps(more), "Shirley Temple served as Chief of Protocol [2]."],
@@ -260,7 +260,7 @@ def test_a_clarifying_question_pauses_and_the_reply_resumes_the_thread(tmp_path:
     assert paused.thread and paused.refused
     agent.close()
 
-    enough = json.dumps({"answered": True, "found": "", "next_search": ""})
+    enough = json.dumps({"answer": "180 EUR", "found": "", "next_search": ""})
     again, chat = make_agent(tmp_path, [enough, "The hotel cap is 180 EUR [1]."])  # a new process
     resumed, trace = ask(again, "the 2024 one", "lookup", thread=paused.thread)
     assert "180 EUR" in resumed.text and resumed.clarify is None
@@ -299,3 +299,26 @@ def test_a_refusal_when_nothing_fits(tmp_path: Path, kind: str) -> None:
     agent, chat = make_agent(tmp_path, [])
     answer, _ = ask(agent, "zebra quantum", kind)
     assert answer.refused and not chat.asked
+
+
+def test_an_answer_the_sources_do_not_state_does_not_stop_the_search(tmp_path: Path) -> None:
+    claimed = {
+        "answer": "Secretary of State",  # not written in the first passage: checked, rejected
+        "found": "Shirley Temple",
+        "next_search": "Shirley Temple government position",
+    }
+    agent, _ = make_agent(
+        tmp_path,
+        [
+            json.dumps(claimed),
+            json.dumps({"answer": "Chief of Protocol", "found": "", "next_search": ""}),
+            "Shirley Temple served as Chief of Protocol [2].",
+        ],
+    )
+    answer, trace = ask(
+        agent, "What position did the woman who portrayed Corliss Archer hold?", "multihop"
+    )
+    assert [s.data["query"] for s in trace.steps if s.name == "retrieve"][-1] == (
+        "Shirley Temple government position"
+    )
+    assert "Chief of Protocol" in answer.text

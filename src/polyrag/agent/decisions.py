@@ -30,7 +30,7 @@ class Plan(BaseModel):
 
 
 class Assessment(BaseModel):
-    answered: bool
+    answer: str = ""  # the answer in a few words, copied from the sources; empty if not there
     found: str = ""
     next_search: str = ""
 

@@ -355,7 +355,10 @@ class Agent:
             return None
         search = " ".join(assessment.next_search.split())
         searched = {s.casefold() for s in state.get("searched", [])}
-        if assessment.answered or not search or search.casefold() in searched:
+        # The model's word that the sources answer the question is checked: its answer must be
+        # written in them (most of its words), else the search goes on.
+        answered = stated_in(assessment.answer, [e.text for e in evidence])
+        if answered or not search or search.casefold() in searched:
             return None
         found = (
             [*state.get("found", []), assessment.found]
@@ -684,6 +687,15 @@ def _with_bridges(answer: Answer, evidence: Sequence[Evidence], state: dict[str,
 
 def _with(answer: Answer, **changes: Any) -> Answer:
     return replace(answer, **changes)
+
+
+def stated_in(answer: str, passages: Sequence[str]) -> bool:
+    """Whether a short answer is written in the passages (80% of its words, at least one)."""
+    words = content_words(answer)
+    if not words:
+        return False
+    known = content_words(" ".join(passages))
+    return len(words & known) >= 0.8 * len(words)
 
 
 def _names(path: str, reply: str) -> bool:
