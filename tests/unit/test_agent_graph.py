@@ -322,3 +322,18 @@ def test_an_answer_the_sources_do_not_state_does_not_stop_the_search(tmp_path: P
         "Shirley Temple government position"
     )
     assert "Chief of Protocol" in answer.text
+
+
+def test_an_answer_cites_the_passage_that_links_it_to_the_question() -> None:
+    from polyrag.agent.graph import _with_chain
+    from polyrag.answer.evidence import Evidence
+    from polyrag.types import Answer, Citation
+
+    film, temple = CHUNKS[1], CHUNKS[2]
+    evidence = [Evidence(1, film, film.text), Evidence(2, temple, temple.text)]
+    answer = Answer("q", "Chief of Protocol [2].", False, (Citation(2, temple),), "m", {})
+    question = "What position was held by the woman who portrayed Corliss Archer in Kiss and Tell?"
+    linked = _with_chain(answer, evidence, question)
+    assert [c.chunk.chunk_id for c in linked.citations] == ["s1", "k1"]
+    unrelated = "What position did Shirley Temple hold?"  # the cited passage names it all
+    assert _with_chain(answer, evidence, unrelated).citations == answer.citations

@@ -478,6 +478,7 @@ class Agent:
         )
         if state.get("kind") in ("multihop", "compare", "lookup") and not answer.refused:
             answer = _with_bridges(answer, evidence, state)
+            answer = _with_chain(answer, evidence, question)
         if _YES_NO.match(question) and not answer.refused:
             answer = self._yes_or_no(run, question, evidence, answer)
         return answer
@@ -683,6 +684,47 @@ def _with_bridges(answer: Answer, evidence: Sequence[Evidence], state: dict[str,
                 extra.append(Citation(item.n, chunk))
                 cited.add(chunk.chunk_id)
     return _with(answer, citations=(*answer.citations, *extra)) if extra else answer
+
+
+def _with_chain(answer: Answer, evidence: Sequence[Evidence], question: str) -> Answer:
+    """When the cited passages do not mention what the question names, also cite the passage
+    that does and that shares a name with them: the link the answer was reached through
+    ("the woman who portrayed Corliss Archer" → the film's passage naming Shirley Temple →
+    her own passage, which states the answer)."""
+    if not answer.citations:
+        return answer
+    named = _names_in(question)
+    cited_ids = {c.chunk.chunk_id for c in answer.citations}
+    cited_text = " ".join(c.chunk.text for c in answer.citations)
+    missing = {name for name in named if name not in cited_text.lower()}
+    if not missing:
+        return answer
+    cited_names = _names_in(cited_text)
+    best: tuple[int, Evidence] | None = None
+    for item in evidence:
+        if item.chunk.chunk_id in cited_ids or item.derived:
+            continue
+        text = item.chunk.text.lower()
+        covers = sum(1 for name in missing if name in text)
+        links = any(name in text for name in cited_names - named)
+        if covers and links and (best is None or covers > best[0]):
+            best = (covers, item)
+    if best is None:
+        return answer
+    extra = Citation(best[1].n, best[1].chunk)
+    return _with(answer, citations=(*answer.citations, extra))
+
+
+def _names_in(text: str) -> set[str]:
+    """Capitalised names in a text, lower-cased ("corliss archer", "kiss"), words of two or
+    more letters that do not start a sentence."""
+    names: set[str] = set()
+    for match in _CAPITALISED.finditer(text):
+        words = [w.strip(" ,.?'\"") for w in match.group(0).split()]
+        words = [w for w in words if w and w not in _QUESTION_WORDS and len(w) > 1]
+        if words:
+            names.add(" ".join(words).lower())
+    return names
 
 
 def _with(answer: Answer, **changes: Any) -> Answer:
