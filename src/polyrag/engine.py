@@ -235,6 +235,14 @@ class Engine:
             self.memory.remember(standalone, request.where, answer)
         return answer
 
+    def not_helpful(self, answer: Answer, comment: str | None = None) -> Answer:
+        """A "not helpful" verdict on an answer: with a comment, the question is asked again
+        with it; without one, the agent asks back what was wanted (answer it with `thread`)."""
+        if comment:
+            return self.ask(f"{answer.question} ({comment})", mode="agent")
+        request = Request(answer.question, mode="agent")
+        return self.agent.reconsider(request, answer, Trace(lambda _event: None))
+
     def _recall(self, question: str, request: Request, trace: Trace) -> Recalled | None:
         """A question asked before: its answer (when it is the same question) or its passages."""
         if not self.settings.agent.memory:

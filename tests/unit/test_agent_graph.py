@@ -23,7 +23,7 @@ from polyrag.index.tables.sqlite import SqliteTableStore
 from polyrag.llm.fallback import FallbackChain
 from polyrag.retrieve.base import RetrievalResult
 from polyrag.settings import Settings
-from polyrag.types import Chunk, Filter, Hit, Locator, Modality, StepEvent, Table
+from polyrag.types import Chunk, Citation, Filter, Hit, Locator, Modality, StepEvent, Table
 from tests.unit.replies import Replies
 
 DUCK_ROWS = (
@@ -337,3 +337,20 @@ def test_an_answer_cites_the_passage_that_links_it_to_the_question() -> None:
     assert [c.chunk.chunk_id for c in linked.citations] == ["s1", "k1"]
     unrelated = "What position did Shirley Temple hold?"  # the cited passage names it all
     assert _with_chain(answer, evidence, unrelated).citations == answer.citations
+
+
+def test_a_not_helpful_verdict_asks_back_and_the_reply_is_answered(tmp_path: Path) -> None:
+    enough = json.dumps({"answer": "180 EUR", "found": "", "next_search": ""})
+    agent, _ = make_agent(tmp_path, [enough, "The hotel cap is 180 EUR [1]."])
+    first = Chunk("p1", "pol-a", "/docs/travel-policy-2023.md", "cap 150 EUR", Locator())
+    unhelpful = replace(
+        ask(agent, "zebra quantum", "lookup")[0],  # any answer will do: it is judged below
+        question="What is the hotel cap?",
+        citations=(Citation(1, first),),
+    )
+    trace = Trace(lambda _event: None)
+    asked = agent.reconsider(Request("What is the hotel cap?"), unhelpful, trace)
+    assert asked.clarify and "travel-policy-2023.md" in asked.clarify and asked.thread
+    resumed, trace = ask(agent, "the 2024 policy", "lookup", thread=asked.thread)
+    assert "180 EUR" in resumed.text
+    assert steps_named(trace, "clarified") == ["the user answered: the 2024 policy"]

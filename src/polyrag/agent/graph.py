@@ -190,6 +190,32 @@ class Agent:
             run.result = self._answer_from(run, dict(state.values))
         return run.result
 
+    def reconsider(self, request: Request, answer: Answer, trace: Trace) -> Answer:
+        """An answer the user found not helpful starts a clarification round: the agent asks
+        what was wanted (naming where the answer came from) and waits for the reply."""
+        used = sorted({Path(c.chunk.path).name for c in answer.citations})
+        where = f" It came from {', '.join(used)}." if used else ""
+        question = f"What should the answer have told you, or which document should I read?{where}"
+        thread = uuid.uuid4().hex[:16]
+        run = Run(request, Route("lookup", True, "not helpful"), trace, [], thread=thread)
+        config: RunnableConfig = {
+            "configurable": {"thread_id": thread},
+            "recursion_limit": self.settings.recursion_limit,
+        }
+        start = self._start(request.question, run.route, [])
+        start["ask_back"] = question
+        trace.add("feedback", "the answer was not helpful: asking what was wanted", {})
+        self.graph.invoke(start, config, context=run)
+        base = refusal(
+            request,
+            trace,
+            NEEDS_CLARIFICATION,
+            mode="agent",
+            standalone=request.question,
+            thread=thread,
+        )
+        return _with(base, clarify=question, text=question)
+
     def _start(self, question: str, route: Route, first_hits: Sequence[Hit]) -> AgentState:
         return {
             "question": question,
@@ -238,16 +264,20 @@ class Agent:
     def _clarify(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
         """Ask back when the question points at "the" document and several fit equally."""
         run = runtime.context
-        if not self.settings.clarify or state.get("clarified"):
+        if state.get("clarified"):
             return {}
-        question = ambiguous(state["question"], [hit_from_dict(h) for h in state.get("hits", [])])
+        question = state.get("ask_back") or None  # a "not helpful" verdict asks back at once
+        if question is None and self.settings.clarify:
+            question = ambiguous(
+                state["question"], [hit_from_dict(h) for h in state.get("hits", [])]
+            )
         if question is None:
             return {}
         run.trace.add("clarify", question, {"question": question})
         reply = str(interrupt(question))
         run.trace.add("clarified", f"the user answered: {reply}", {"reply": reply})
         hits = state.get("hits", [])
-        chosen = [h for h in hits if _names(h["chunk"]["path"], reply)]
+        chosen = _chosen(hits, reply)
         focus = sorted({h["chunk"]["source_id"] for h in chosen})
         return {
             "question": f"{state['question']} ({reply})",
@@ -299,12 +329,19 @@ class Agent:
         for search in pending:  # each search keeps its own ranking (a chunk may be in several)
             for hit in self.steps.retrieve(search, where, run.trace):
                 hits.append(hit_to_dict(hit, round_number, search))
-        return {
+        update: dict[str, Any] = {
             "hits": hits,
             "pending": [],
             "searched": [*state.get("searched", []), *pending],
             "rounds": round_number,
         }
+        reply = state.get("clarified", "")
+        if reply and not state.get("focus"):  # a reply that names a document found only now
+            chosen = _chosen(hits, reply)
+            if chosen:
+                update["hits"] = chosen
+                update["focus"] = sorted({h["chunk"]["source_id"] for h in chosen})
+        return update
 
     def _evaluate(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
         run = runtime.context
@@ -740,11 +777,21 @@ def stated_in(answer: str, passages: Sequence[str]) -> bool:
     return len(words & known) >= 0.8 * len(words)
 
 
-def _names(path: str, reply: str) -> bool:
-    """Whether a reply picks out this file ("the 2024 one" for travel-policy-2024.md)."""
-    stem = Path(path).stem.casefold()
+def _chosen(hits: Sequence[dict[str, Any]], reply: str) -> list[dict[str, Any]]:
+    """The hits from the files a reply picks out ("the 2024 one" → travel-policy-2024.md):
+    those whose name holds most of the reply's words, when that tells them apart."""
     words = [w for w in re.findall(r"[\w-]+", reply.casefold()) if len(w) > 2 or w.isdigit()]
-    return any(w in stem for w in words if w not in {"the", "one", "and"})
+    words = [w for w in words if w not in {"the", "one", "and", "this", "that"}]
+
+    def score(hit: dict[str, Any]) -> int:
+        stem = Path(hit["chunk"]["path"]).stem.casefold()
+        return sum(1 for w in words if w in stem)
+
+    scores = [score(h) for h in hits]
+    best = max(scores, default=0)
+    if best == 0 or best == min(scores):
+        return []  # the reply names no file, or names them all alike
+    return [h for h, points in zip(hits, scores, strict=True) if points == best]
 
 
 def entity_searches(question: str) -> list[str]:

@@ -25,6 +25,7 @@ class AgentState(TypedDict, total=False):
     next: str  # what evaluate or critic decided: retrieve, tool, answer, refuse
     clarified: str  # the user's reply to a clarifying question
     focus: list[str]  # source ids the user's reply chose: later searches stay inside them
+    ask_back: str  # a question to ask the user before anything else (after "not helpful")
     nothing_found: bool  # queries over the tables ran but found no rows the question asks for
 
 

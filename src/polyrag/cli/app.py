@@ -218,7 +218,11 @@ def chat(
     history: list[tuple[str, str]] = []
     thread: str | None = None
     with engine_for(home) as engine:
-        out.print("[dim]Ask a question (empty line or Ctrl-D to quit).[/dim]")
+        out.print(
+            "[dim]Ask a question (empty line or Ctrl-D to quit; /not-helpful [what you wanted] "
+            "after an answer that missed).[/dim]"
+        )
+        last: Answer | None = None
         while True:
             try:
                 question = input("> ").strip()
@@ -226,12 +230,21 @@ def chat(
                 break
             if not question:
                 break
-            events = engine.ask_events(question, history=history, mode=mode, thread=thread)
-            answer, streamed = _stream(events, trace)
-            _print_answer(answer, streamed)
+            if question.startswith("/not-helpful"):
+                if last is None:
+                    err.print("nothing to judge yet: ask a question first", markup=False)
+                    continue
+                comment = question.removeprefix("/not-helpful").strip() or None
+                answer = engine.not_helpful(last, comment)
+                _print_answer(answer, "")
+            else:
+                events = engine.ask_events(question, history=history, mode=mode, thread=thread)
+                answer, streamed = _stream(events, trace)
+                _print_answer(answer, streamed)
             thread = answer.thread if answer.clarify else None
             if not answer.clarify:
-                history.append((question, answer.text))
+                history.append((answer.question, answer.text))
+                last = answer
 
 
 def _check_mode(mode: str | None) -> None:
