@@ -89,3 +89,10 @@ def test_talk_about_the_sources_is_not_an_answer() -> None:
     reply = "Water boils at 212 degrees. This can be found in the information in the sources [1]."
     verdict = verify(reply, [item(1, REVENUE)])
     assert verdict.refused  # the claim is withdrawn and what is left states nothing
+
+
+def test_a_wrong_marker_is_corrected_when_other_evidence_supports_the_sentence() -> None:
+    evidence = [item(1, "Kiss and Tell starred Shirley Temple."), item(2, REVENUE)]
+    verdict = verify("Net revenue was 1,577 million in 2019 [1].", evidence)
+    assert not verdict.refused
+    assert [c.chunk.chunk_id for c in verdict.citations] == ["c2"]

@@ -81,6 +81,8 @@ def verify(text: str, evidence: Sequence[Evidence], *, arithmetic: bool = False)
         for text in (by_number[n].text, *(c.text for c in by_number[n].backing))
     ]
     known = _numbers(cited_text)
+    everything = [t for e in evidence for t in (e.text, *(c.text for c in e.backing))]
+    known_anywhere = _numbers(everything)
     kept: list[str] = []
     gaps: list[str] = []
     withdrawn: list[str] = []
@@ -99,13 +101,27 @@ def verify(text: str, evidence: Sequence[Evidence], *, arithmetic: bool = False)
         ):
             kept.append(sentence)
             computed += [note for note in explained if note]
-        else:
-            withdrawn.append(sentence)
-            claims_withdrawn = claims_withdrawn or any(note is None for note in explained)
+            continue
+        # A small model often puts the wrong marker: a sentence the passages it cites do not
+        # support, but the other evidence does, is kept and attributed to what supports it.
+        elsewhere = [_explain(v, places, known_anywhere, arithmetic) for v, places in written]
+        if (
+            marked
+            and all(note is not None for note in elsewhere)
+            and (word_support(sentence, everything) >= MIN_SUPPORT)
+        ):
+            right = attribute(sentence, evidence)
+            marks = "".join(f"[{n}]" for n in right)
+            kept.append(f"{MARKER.sub('', sentence).rstrip(' .')} {marks}.".replace(" .", "."))
+            computed += [note for note in elsewhere if note]
+            numbers += [n for n in right if n not in numbers]
+            continue
+        withdrawn.append(sentence)
+        claims_withdrawn = claims_withdrawn or any(note is None for note in explained)
     if not kept:
         return Verdict(REFUSAL, True, NOT_SUPPORTED, (), withdrawn=tuple(withdrawn or [text]))
     answer = " ".join(kept + gaps)
-    used = [n for n in numbers if n in (cited_numbers(answer, len(evidence)) or numbers)]
+    used = cited_numbers(answer, len(evidence)) or numbers
     citations = _citations(used, by_number)
     return Verdict(
         answer,
