@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from polyrag.agent.answers import Request
-from polyrag.agent.graph import Agent, entity_searches
+from polyrag.agent.graph import Agent
+from polyrag.agent.questions import entity_searches
 from polyrag.agent.route import Route
 from polyrag.agent.steps import Steps
 from polyrag.agent.tools.base import ToolContext, ToolOutcome
@@ -325,7 +326,7 @@ def test_an_answer_the_sources_do_not_state_does_not_stop_the_search(tmp_path: P
 
 
 def test_an_answer_cites_the_passage_that_links_it_to_the_question() -> None:
-    from polyrag.agent.graph import _with_chain
+    from polyrag.agent.grounding import with_chain
     from polyrag.answer.evidence import Evidence
     from polyrag.types import Answer, Citation
 
@@ -333,10 +334,10 @@ def test_an_answer_cites_the_passage_that_links_it_to_the_question() -> None:
     evidence = [Evidence(1, film, film.text), Evidence(2, temple, temple.text)]
     answer = Answer("q", "Chief of Protocol [2].", False, (Citation(2, temple),), "m", {})
     question = "What position was held by the woman who portrayed Corliss Archer in Kiss and Tell?"
-    linked = _with_chain(answer, evidence, question)
+    linked = with_chain(answer, evidence, question)
     assert [c.chunk.chunk_id for c in linked.citations] == ["s1", "k1"]
     unrelated = "What position did Shirley Temple hold?"  # the cited passage names it all
-    assert _with_chain(answer, evidence, unrelated).citations == answer.citations
+    assert with_chain(answer, evidence, unrelated).citations == answer.citations
 
 
 def test_a_not_helpful_verdict_asks_back_and_the_reply_is_answered(tmp_path: Path) -> None:

@@ -44,6 +44,8 @@ from polyrag.agent.decisions import (
     YesNo,
     decide,
 )
+from polyrag.agent.grounding import derived, with_bridges, with_chain
+from polyrag.agent.questions import ambiguous, chosen_by_reply, entity_searches, stated_in
 from polyrag.agent.route import Route
 from polyrag.agent.state import (
     AgentState,
@@ -58,7 +60,7 @@ from polyrag.agent.tools.base import ToolContext, ToolOutcome
 from polyrag.agent.tools.registry import Toolbox
 from polyrag.agent.tools.sql import TableDatabase
 from polyrag.agent.trace import Trace, now
-from polyrag.answer.evidence import Evidence, content_words, label, render
+from polyrag.answer.evidence import Evidence, label, render
 from polyrag.answer.gate import gate
 from polyrag.answer.prompts import prompt
 from polyrag.errors import LLMError
@@ -70,32 +72,14 @@ from polyrag.types import (
     WEAK_EVIDENCE,
     Answer,
     Chunk,
-    Citation,
     Filter,
     Hit,
-    Modality,
 )
 
 PER_ROUND = 3  # hits of each search shown to the model
 _YES_NO = re.compile(
     r"^(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\b", re.I
 )
-_CAPITALISED = re.compile(r"\b(?:[A-Z][\w'.&-]*(?:\s+(?:of|the|de|von|van|for|and the)\s+|\s+)?)+")
-_COMPARING = frozenset(
-    {
-        "same", "both", "either", "neither", "different", "older", "younger", "first", "earlier",
-        "later", "longer", "shorter", "larger", "bigger", "smaller", "more", "fewer", "higher",
-        "lower", "also", "located", "described", "based",
-    }
-)  # fmt: skip
-_CONNECTORS = frozenset({"of", "the", "de", "von", "van", "for", "and"})
-_QUESTION_WORDS = frozenset(
-    {
-        "What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How", "Is", "Are",
-        "Was", "Were", "Do", "Does", "Did", "The", "A", "An", "In", "On", "Of", "For", "And",
-        "Or", "Has", "Have", "Had", "Can", "Could", "Will", "Would",
-    }
-)  # fmt: skip
 
 
 @dataclass
@@ -185,7 +169,7 @@ class Agent:
                 standalone=standalone,
                 thread=thread,
             )
-            return _with(base, clarify=question, text=question)
+            return replace(base, clarify=question, text=question)
         if run.result is None:  # stopped by a cap before answering: answer from what is there
             run.result = self._answer_from(run, dict(state.values))
         return run.result
@@ -214,7 +198,7 @@ class Agent:
             standalone=request.question,
             thread=thread,
         )
-        return _with(base, clarify=question, text=question)
+        return replace(base, clarify=question, text=question)
 
     def _start(self, question: str, route: Route, first_hits: Sequence[Hit]) -> AgentState:
         return {
@@ -277,7 +261,7 @@ class Agent:
         reply = str(interrupt(question))
         run.trace.add("clarified", f"the user answered: {reply}", {"reply": reply})
         hits = state.get("hits", [])
-        chosen = _chosen(hits, reply)
+        chosen = chosen_by_reply(hits, reply)
         focus = sorted({h["chunk"]["source_id"] for h in chosen})
         return {
             "question": f"{state['question']} ({reply})",
@@ -337,7 +321,7 @@ class Agent:
         }
         reply = state.get("clarified", "")
         if reply and not state.get("focus"):  # a reply that names a document found only now
-            chosen = _chosen(hits, reply)
+            chosen = chosen_by_reply(hits, reply)
             if chosen:
                 update["hits"] = chosen
                 update["focus"] = sorted({h["chunk"]["source_id"] for h in chosen})
@@ -514,8 +498,8 @@ class Agent:
             thread=run.thread,
         )
         if state.get("kind") in ("multihop", "compare", "lookup") and not answer.refused:
-            answer = _with_bridges(answer, evidence, state)
-            answer = _with_chain(answer, evidence, question)
+            answer = with_bridges(answer, evidence, state)
+            answer = with_chain(answer, evidence, question)
         if _YES_NO.match(question) and not answer.refused:
             answer = self._yes_or_no(run, question, evidence, answer)
         return answer
@@ -542,7 +526,7 @@ class Agent:
         except LLMError:
             return answer
         word = "Yes" if verdict.answer == "yes" else "No"
-        return _with(answer, text=f"{word}. {answer.text}", model_calls=run.trace.model_calls)
+        return replace(answer, text=f"{word}. {answer.text}", model_calls=run.trace.model_calls)
 
     def _evidence_for(
         self, state: dict[str, Any] | AgentState, hits: list[Hit], run: Run, *, quiet: bool = False
@@ -565,18 +549,18 @@ class Agent:
             for i, h in enumerate(ordered)
         ]
         outcomes = [outcome_from_dict(t) for t in state.get("tools", []) if t.get("accepted")]
-        derived = [_derived(o) for o in outcomes if o.ok and o.backing]
+        results = [derived(o) for o in outcomes if o.ok and o.backing]
         passages = [Hit(c, 0.5) for o in outcomes for c in o.passages]
         items = max(self.steps.settings.answer.evidence_items, 2 * len(rounds), 3)
         budget = self.steps.settings.answer.context_tokens + 160 * (len(rounds) - 1)
-        if derived:  # the computed result and its rows say it all: one passage for context
-            items = len(derived) + 1
+        if results:  # the computed result and its rows say it all: one passage for context
+            items = len(results) + 1
         trace = run.trace if not quiet else Trace(lambda _event: None)
         return self.steps.evidence(
             state.get("question", ""),
             ranked + passages,
             trace,
-            derived=derived,
+            derived=results,
             items=items,
             budget=budget,
             relative=0.0,
@@ -677,165 +661,3 @@ _BUILTIN = frozenset({"sql", "calculator", "date_difference", "read_page"})
 
 def _next(state: AgentState) -> str:
     return state.get("next") or "answer"
-
-
-def _derived(outcome: ToolOutcome) -> Evidence:
-    """A tool result as an item of evidence, cited by what it rests on."""
-    if outcome.tool == "sql":
-        text = f"Computed by SQL from the rows below: {outcome.result}\n" + "\n".join(
-            c.text for c in outcome.backing
-        )
-    elif outcome.tool == "calculator":
-        text = f"Calculation: {outcome.formula}"
-    else:
-        text = f"Result of {outcome.tool}: {outcome.result}"
-    chunk = Chunk(
-        chunk_id=f"tool:{outcome.tool}:{abs(hash(outcome.result)) % 10**8}",
-        source_id=outcome.backing[0].source_id,
-        path=outcome.backing[0].path,
-        text=text,
-        locator=outcome.backing[0].locator,
-        modality=Modality.TABLE if outcome.tool == "sql" else Modality.TEXT,
-    )
-    return Evidence(0, chunk, text, backing=outcome.backing)
-
-
-def _with_bridges(answer: Answer, evidence: Sequence[Evidence], state: dict[str, Any]) -> Answer:
-    """An answer that took several searches cites the passage each one stood on, not only the
-    one the reply named: a hop's best passage led to the search that found the answer, and a
-    comparison rests on the best passage about each thing compared. Only passages that share
-    words with the answer or the question are added."""
-    searches: dict[str, str] = {}
-    for raw in state.get("hits", []):
-        searches.setdefault(raw.get("search") or "", raw["chunk"]["chunk_id"])
-    if len(searches) < 2:
-        return answer
-    cited = {c.chunk.chunk_id for c in answer.citations}
-    words = content_words(answer.text) | content_words(str(state.get("question", "")))
-    extra = []
-    for item in evidence:
-        chunk = item.chunk
-        if chunk.chunk_id in searches.values() and chunk.chunk_id not in cited:
-            title = " ".join(chunk.locator.heading_path) or Path(chunk.path).stem
-            if words & content_words(title.replace("_", " ")):
-                extra.append(Citation(item.n, chunk))
-                cited.add(chunk.chunk_id)
-    return _with(answer, citations=(*answer.citations, *extra)) if extra else answer
-
-
-def _with_chain(answer: Answer, evidence: Sequence[Evidence], question: str) -> Answer:
-    """When the cited passages do not mention what the question names, also cite the passage
-    that does and that shares a name with them: the link the answer was reached through
-    ("the woman who portrayed Corliss Archer" → the film's passage naming Shirley Temple →
-    her own passage, which states the answer)."""
-    if not answer.citations:
-        return answer
-    named = _names_in(question)
-    cited_ids = {c.chunk.chunk_id for c in answer.citations}
-    cited_text = " ".join(c.chunk.text for c in answer.citations)
-    missing = {name for name in named if name not in cited_text.lower()}
-    if not missing:
-        return answer
-    cited_names = _names_in(cited_text)
-    best: tuple[int, Evidence] | None = None
-    for item in evidence:
-        if item.chunk.chunk_id in cited_ids or item.derived:
-            continue
-        text = item.chunk.text.lower()
-        covers = sum(1 for name in missing if name in text)
-        links = any(name in text for name in cited_names - named)
-        if covers and links and (best is None or covers > best[0]):
-            best = (covers, item)
-    if best is None:
-        return answer
-    extra = Citation(best[1].n, best[1].chunk)
-    return _with(answer, citations=(*answer.citations, extra))
-
-
-def _names_in(text: str) -> set[str]:
-    """Capitalised names in a text, lower-cased ("corliss archer", "kiss"), words of two or
-    more letters that do not start a sentence."""
-    names: set[str] = set()
-    for match in _CAPITALISED.finditer(text):
-        words = [w.strip(" ,.?'\"") for w in match.group(0).split()]
-        words = [w for w in words if w and w not in _QUESTION_WORDS and len(w) > 1]
-        if words:
-            names.add(" ".join(words).lower())
-    return names
-
-
-def _with(answer: Answer, **changes: Any) -> Answer:
-    return replace(answer, **changes)
-
-
-def stated_in(answer: str, passages: Sequence[str]) -> bool:
-    """Whether a short answer is written in the passages (80% of its words, at least one)."""
-    words = content_words(answer)
-    if not words:
-        return False
-    known = content_words(" ".join(passages))
-    return len(words & known) >= 0.8 * len(words)
-
-
-def _chosen(hits: Sequence[dict[str, Any]], reply: str) -> list[dict[str, Any]]:
-    """The hits from the files a reply picks out ("the 2024 one" → travel-policy-2024.md):
-    those whose name holds most of the reply's words, when that tells them apart."""
-    words = [w for w in re.findall(r"[\w-]+", reply.casefold()) if len(w) > 2 or w.isdigit()]
-    words = [w for w in words if w not in {"the", "one", "and", "this", "that"}]
-
-    def score(hit: dict[str, Any]) -> int:
-        stem = Path(hit["chunk"]["path"]).stem.casefold()
-        return sum(1 for w in words if w in stem)
-
-    scores = [score(h) for h in hits]
-    best = max(scores, default=0)
-    if best == 0 or best == min(scores):
-        return []  # the reply names no file, or names them all alike
-    return [h for h, points in zip(hits, scores, strict=True) if points == best]
-
-
-def entity_searches(question: str) -> list[str]:
-    """For a comparison, one search per named thing: "Were Scott Derrickson and Ed Wood of the
-    same nationality?" → "Scott Derrickson nationality", "Ed Wood nationality"."""
-    names = []
-    for match in _CAPITALISED.finditer(question):
-        words = match.group(0).strip(" ,.?").split()
-        while words and (words[0] in _QUESTION_WORDS or words[0].lower() in _CONNECTORS):
-            words.pop(0)
-        while words and words[-1].lower() in _CONNECTORS:
-            words.pop()
-        name = " ".join(words)
-        if name and name not in names:
-            names.append(name)
-    quoted = re.findall(r'"([^"]+)"', question)
-    names = list(dict.fromkeys([*quoted, *names]))
-    if len(names) < 2:
-        return []
-    in_names = {w for name in names for w in re.findall(r"\w+", name.lower())}
-    rest = [w for w in content_words(question) if w not in in_names and w not in _COMPARING]
-    topic = " ".join(sorted(rest, key=question.lower().find))
-    return [f"{name} {topic}".strip() for name in names[:3]]
-
-
-def ambiguous(question: str, hits: Sequence[Hit]) -> str | None:
-    """A question back when the question speaks of "the" document and several fit as well."""
-    match = re.search(
-        r"\bthe (report|document|file|policy|contract|spreadsheet|presentation|deck|e-?mail|"
-        r"memo|paper|agreement|invoice|manual|plan)\b",
-        question,
-        re.IGNORECASE,
-    )
-    if match is None or len(hits) < 2:
-        return None
-    best = hits[0].score
-    close: list[str] = []
-    for hit in hits:
-        if hit.score < 0.97 * best:
-            break
-        name = Path(hit.chunk.path).name
-        if name not in close:
-            close.append(name)
-    if len(close) < 2:
-        return None
-    options = " or ".join(f"{name!r}" for name in close[:3])
-    return f"Which {match.group(1).lower()} do you mean: {options}?"

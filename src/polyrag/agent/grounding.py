@@ -1,0 +1,99 @@
+"""How an agent's answer is grounded: tool results as evidence, and the citations an answer
+built on several searches owes to each passage it stood on."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from polyrag.agent.questions import CAPITALISED, QUESTION_WORDS
+from polyrag.agent.tools.base import ToolOutcome
+from polyrag.answer.evidence import Evidence, content_words
+from polyrag.types import Answer, Chunk, Citation, Modality
+
+
+def derived(outcome: ToolOutcome) -> Evidence:
+    """A tool result as an item of evidence, cited by what it rests on."""
+    if outcome.tool == "sql":
+        text = f"Computed by SQL from the rows below: {outcome.result}\n" + "\n".join(
+            c.text for c in outcome.backing
+        )
+    elif outcome.tool == "calculator":
+        text = f"Calculation: {outcome.formula}"
+    else:
+        text = f"Result of {outcome.tool}: {outcome.result}"
+    chunk = Chunk(
+        chunk_id=f"tool:{outcome.tool}:{abs(hash(outcome.result)) % 10**8}",
+        source_id=outcome.backing[0].source_id,
+        path=outcome.backing[0].path,
+        text=text,
+        locator=outcome.backing[0].locator,
+        modality=Modality.TABLE if outcome.tool == "sql" else Modality.TEXT,
+    )
+    return Evidence(0, chunk, text, backing=outcome.backing)
+
+
+def with_bridges(answer: Answer, evidence: Sequence[Evidence], state: dict[str, Any]) -> Answer:
+    """An answer that took several searches cites the passage each one stood on, not only the
+    one the reply named: a hop's best passage led to the search that found the answer, and a
+    comparison rests on the best passage about each thing compared. Only passages that share
+    words with the answer or the question are added."""
+    searches: dict[str, str] = {}
+    for raw in state.get("hits", []):
+        searches.setdefault(raw.get("search") or "", raw["chunk"]["chunk_id"])
+    if len(searches) < 2:
+        return answer
+    cited = {c.chunk.chunk_id for c in answer.citations}
+    words = content_words(answer.text) | content_words(str(state.get("question", "")))
+    extra = []
+    for item in evidence:
+        chunk = item.chunk
+        if chunk.chunk_id in searches.values() and chunk.chunk_id not in cited:
+            title = " ".join(chunk.locator.heading_path) or Path(chunk.path).stem
+            if words & content_words(title.replace("_", " ")):
+                extra.append(Citation(item.n, chunk))
+                cited.add(chunk.chunk_id)
+    return replace(answer, citations=(*answer.citations, *extra)) if extra else answer
+
+
+def with_chain(answer: Answer, evidence: Sequence[Evidence], question: str) -> Answer:
+    """When the cited passages do not mention what the question names, also cite the passage
+    that does and that shares a name with them: the link the answer was reached through
+    ("the woman who portrayed Corliss Archer" → the film's passage naming Shirley Temple →
+    her own passage, which states the answer)."""
+    if not answer.citations:
+        return answer
+    named = _names_in(question)
+    cited_ids = {c.chunk.chunk_id for c in answer.citations}
+    cited_text = " ".join(c.chunk.text for c in answer.citations)
+    missing = {name for name in named if name not in cited_text.lower()}
+    if not missing:
+        return answer
+    cited_names = _names_in(cited_text)
+    best: tuple[int, Evidence] | None = None
+    for item in evidence:
+        if item.chunk.chunk_id in cited_ids or item.derived:
+            continue
+        text = item.chunk.text.lower()
+        covers = sum(1 for name in missing if name in text)
+        links = any(name in text for name in cited_names - named)
+        if covers and links and (best is None or covers > best[0]):
+            best = (covers, item)
+    if best is None:
+        return answer
+    extra = Citation(best[1].n, best[1].chunk)
+    return replace(answer, citations=(*answer.citations, extra))
+
+
+def _names_in(text: str) -> set[str]:
+    """Capitalised names in a text, lower-cased ("corliss archer", "kiss"), words of two or
+    more letters that do not start a sentence."""
+    names: set[str] = set()
+    for match in CAPITALISED.finditer(text):
+        words = [w.strip(" ,.?'\"") for w in match.group(0).split()]
+        words = [w for w in words if w and w not in QUESTION_WORDS and len(w) > 1]
+        if words:
+            names.add(" ".join(words).lower())
+    return names
