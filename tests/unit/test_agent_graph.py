@@ -267,6 +267,8 @@ def test_a_clarifying_question_pauses_and_the_reply_resumes_the_thread(tmp_path:
     assert "180 EUR" in resumed.text and resumed.clarify is None
     assert steps_named(trace, "clarified") == ["the user answered: the 2024 one"]
     assert "(the 2024 one)" in chat.asked[-1][0][-1].content
+    finished = again.graph.get_state({"configurable": {"thread_id": paused.thread}})
+    assert not finished.values  # a finished conversation leaves no checkpoint behind
 
 
 def test_comparisons_search_each_thing_named() -> None:

@@ -134,10 +134,7 @@ class Agent:
         """Run the graph for a question (or resume the thread it continues)."""
         thread = request.thread or uuid.uuid4().hex[:16]
         run = Run(request, route, trace, first_hits, thread=thread)
-        config: RunnableConfig = {
-            "configurable": {"thread_id": thread},
-            "recursion_limit": self.settings.recursion_limit,
-        }
+        config = self._config(thread)
         if request.thread:
             pending = self.graph.get_state(config)
             if not pending.next:
@@ -172,6 +169,7 @@ class Agent:
             return replace(base, clarify=question, text=question)
         if run.result is None:  # stopped by a cap before answering: answer from what is there
             run.result = self._answer_from(run, dict(state.values))
+        self.checkpointer.delete_thread(thread)  # finished: only paused threads are kept
         return run.result
 
     def reconsider(self, request: Request, answer: Answer, trace: Trace) -> Answer:
@@ -182,10 +180,7 @@ class Agent:
         question = f"What should the answer have told you, or which document should I read?{where}"
         thread = uuid.uuid4().hex[:16]
         run = Run(request, Route("lookup", True, "not helpful"), trace, [], thread=thread)
-        config: RunnableConfig = {
-            "configurable": {"thread_id": thread},
-            "recursion_limit": self.settings.recursion_limit,
-        }
+        config = self._config(thread)
         start = self._start(request.question, run.route, [])
         start["ask_back"] = question
         trace.add("feedback", "the answer was not helpful: asking what was wanted", {})
@@ -199,6 +194,12 @@ class Agent:
             thread=thread,
         )
         return replace(base, clarify=question, text=question)
+
+    def _config(self, thread: str) -> RunnableConfig:
+        return {
+            "configurable": {"thread_id": thread},
+            "recursion_limit": self.settings.recursion_limit,
+        }
 
     def _start(self, question: str, route: Route, first_hits: Sequence[Hit]) -> AgentState:
         return {
