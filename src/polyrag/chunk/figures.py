@@ -41,11 +41,26 @@ def read_table(text: str) -> TableText | None:
     has_separator = len(pipes) > 1 and bool(_SEPARATOR.match(pipes[1]))
     header = _cells(pipes[0])
     body = [_cells(line) for line in pipes[2 if has_separator else 1 :]]
+    # A title row above the real header ("| Years Ended December 31 | | |" over "| | 2019 |
+    # 2018 |"): one filled cell over a row with more is the table's caption, not its header.
+    while len(body) > 1 and _filled(header) <= 1 < _filled(body[0]) and len(header) > 1:
+        title = " ".join(cell for cell in header if cell)
+        caption = f"{caption} {title}".strip() if title else caption
+        header, body = body[0], body[1:]
     names = _header_names(header)
     width = len(names)
     rows = tuple(tuple(row[:width]) + ("",) * (width - len(row)) for row in body if any(row))
     labels = tuple(cell for cell in header if cell)
+    if header != _cells(pipes[0]):  # the Markdown, too, with the real header on top
+        lines = [header, *body]
+        width = len(names)
+        padded = [[*row[:width], *[""] * (width - len(row))] for row in lines]
+        pipes = _markdown(padded)
     return TableText(caption, tuple(names), labels, rows, "\n".join(pipes))
+
+
+def _filled(cells: list[str]) -> int:
+    return sum(1 for cell in cells if cell)
 
 
 def _cells(line: str) -> list[str]:
@@ -65,6 +80,12 @@ def _header_names(cells: list[str]) -> list[str]:
     return names
 
 
+def _markdown(rows: list[list[str]]) -> list[str]:
+    escaped = [[cell.replace("|", "\\|") for cell in row] for row in rows]
+    lines = ["| " + " | ".join(row) + " |" for row in escaped]
+    return [lines[0], "|" + " --- |" * len(rows[0]), *lines[1:]]
+
+
 def table_summary(table: TableText | None) -> str:
     """The caption if there is one, else the header names: what the placeholder shows."""
     if table is None:
@@ -81,8 +102,14 @@ def row_sentences(table: TableText) -> list[tuple[int, str]]:
     its values: "Row 2: Net sales: $ 3,642, $ 3,507".
     """
     out: list[tuple[int, str]] = []
+    labelled = _label_column(table)
     for number, row in enumerate(table.rows, start=2):
-        if table.labels:
+        if labelled and row[0]:
+            # A statement's row: its label, then each period's figure under its header.
+            pairs = zip(table.header[1:], row[1:], strict=True)
+            figures = ", ".join(f"{name}: {value}" for name, value in pairs if value)
+            text = f"{row[0]} — {figures}" if figures else row[0]
+        elif table.labels:
             cells = zip(table.header, row, strict=True)
             text = ", ".join(f"{name} is {value}" for name, value in cells if value)
         else:
@@ -91,6 +118,33 @@ def row_sentences(table: TableText) -> list[tuple[int, str]]:
         if text:
             out.append((number, f"Row {number}: {text}"))
     return out
+
+
+_PERIOD = re.compile(
+    r"\b(?:19|20)\d\d\b|\b(?:FY|Q[1-4]|H[12])\b|\b(?:quarter|year|month|period)s?\b|"
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b",
+    re.IGNORECASE,
+)  # a column headed by a period: a statement's figures for that period
+_FIGURE = re.compile(r"^[-+(−–]?[$€£¥]?\s?\(?[\d.,]+\)?\s?%?$|^[—–-]$")
+
+
+def _label_column(table: TableText) -> bool:
+    """Whether the first column names the rows and the others hold figures for periods (a
+    statement: "Net sales — 2019: $ 3,642, 2018: $ 3,507"), under headers naming each one."""
+    if (
+        len(table.header) < 2
+        or not table.rows
+        or table.header[1:] != table.labels[-len(table.header) + 1 :]
+    ):
+        return False
+    firsts = [row[0] for row in table.rows if row[0]]
+    figures = [cell for row in table.rows for cell in row[1:] if cell]
+    if not firsts or not figures:
+        return False
+    texty = sum(1 for cell in firsts if not _FIGURE.match(cell)) >= 0.8 * len(firsts)
+    numeric = sum(1 for cell in figures if _FIGURE.match(cell)) >= 0.8 * len(figures)
+    periods = sum(1 for name in table.header[1:] if _PERIOD.search(name))
+    return texty and numeric and 2 * periods >= len(table.header) - 1
 
 
 def table_title(number: int, summary: str) -> str:
