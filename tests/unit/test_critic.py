@@ -86,3 +86,25 @@ def test_an_implausible_result_is_discarded() -> None:
         "calculator", {}, True, "1e20 = 100000000000000000000", formula="x", backing=(ROWS,)
     )
     assert review("How many ducks?", huge, []).verdict == "discard"
+
+
+def test_a_percentage_change_in_parentheses_is_a_calculation() -> None:
+    change = ToolOutcome(
+        "calculator",
+        {"expression": "(680 - 774) / 774 * 100"},
+        True,
+        "(680 − 774) ÷ 774 × 100 = -12.14",
+        formula="(680 − 774) ÷ 774 × 100 = -12.14",
+        backing=(ROWS,),
+    )
+    assert review("What was the percentage change of the ducks?", change, []).verdict == "accept"
+
+
+def test_which_year_wants_a_year_not_a_figure() -> None:
+    figure = sql("SELECT y2019 FROM t WHERE label ILIKE '%ducks%'", "y2019 = 914")
+    assert review("In which year were the most ducks counted?", figure, []).verdict == "repair"
+    year = sql(
+        "SELECT period FROM t_by_period WHERE label ILIKE '%ducks%' ORDER BY value DESC LIMIT 1",
+        "period = 2018",
+    )
+    assert review("In which year were the most ducks counted?", year, []).verdict == "accept"

@@ -118,3 +118,15 @@ def test_a_slow_query_is_interrupted() -> None:
             db.run("SELECT COUNT(*) FROM numbers a, numbers b, numbers c")
     finally:
         db.close()
+
+
+def test_a_statement_gets_a_view_by_period_cited_as_its_table(database: TableDatabase) -> None:
+    assert "VIEW table_3_by_period (label TEXT, period TEXT, value NUMBER)" in database.schema()
+    result = database.run(
+        "SELECT period FROM table_3_by_period WHERE label ILIKE '%net sales%' "
+        "ORDER BY value DESC LIMIT 1"
+    )
+    assert result.text() == "period = 2019"
+    (cited,) = result.cited
+    assert cited.table.name == "table_3" and cited.rows == (2, 2)
+    assert [c.header for c in cited.columns] == ["Column 1", "2019", "2018"]

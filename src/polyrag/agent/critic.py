@@ -30,6 +30,11 @@ _GENERIC = frozenset(
     }
 )  # fmt: skip
 MAX_PLAUSIBLE = 1e15
+_WHICH_PERIOD = re.compile(
+    r"\b(?:which|what) (?:year|period|quarter|month|fiscal year)\b|\bin which (?:year|period)\b",
+    re.IGNORECASE,
+)
+_YEAR_VALUE = re.compile(r"= (?:FY ?)?(?:19|20)\d\d\b|= (?:Q[1-4]|[A-Za-z]{3,})", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,12 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
             "repair",
             "the query does not use anything the question names; pick the rows and columns "
             "the question is about",
+        )
+    if _WHICH_PERIOD.search(question) and not _YEAR_VALUE.search(first_line):
+        return Review(
+            "repair",
+            "the question asks which year or period: select the period itself (a *_by_period "
+            "view has one row per label and period), not a figure",
         )
     totals = _total_rows(outcome)
     if totals and _SUM.search(query):
@@ -110,8 +121,8 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
 
 def _operands(outcome: ToolOutcome) -> list[float]:
     """The numbers of a calculation's expression, as written."""
-    expression = str(outcome.arguments.get("expression", ""))
-    return [abs(n) for n in numbers_in_text(expression.replace("*", " * ").replace("/", " / "))]
+    expression = str(outcome.arguments.get("expression", "")).replace(",", "")
+    return [float(n) for n in re.findall(r"\d+(?:\.\d+)?", expression)]
 
 
 def _total_rows(outcome: ToolOutcome) -> list[str]:

@@ -28,5 +28,5 @@ def answer_fast(
         return refusal(request, trace, NO_EVIDENCE_FITS, mode="fast", standalone=standalone)
     show_evidence(evidence, trace)
     draft = steps.generate(standalone, evidence, request.history, trace)
-    verdict = steps.verify(draft, evidence, trace, arithmetic=False)
+    verdict = steps.verify(draft, evidence, trace, arithmetic=False, question=standalone)
     return conclude(request, trace, verdict, draft.provider, mode="fast", standalone=standalone)

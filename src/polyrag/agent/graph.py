@@ -488,7 +488,9 @@ class Agent:
             style += prompt("no_rows")
         draft = self.steps.generate(question, evidence, run.request.history, run.trace, style=style)
         arithmetic = state.get("kind") in ("compute", "aggregate", "compare")
-        verdict = self.steps.verify(draft, evidence, run.trace, arithmetic=arithmetic)
+        verdict = self.steps.verify(
+            draft, evidence, run.trace, arithmetic=arithmetic, question=question
+        )
         answer = conclude(
             run.request,
             run.trace,

@@ -215,10 +215,16 @@ class Steps:
         return Draft(text, opened.provider, first, skipped)
 
     def verify(
-        self, draft: Draft, evidence: Sequence[Evidence], trace: Trace, *, arithmetic: bool
+        self,
+        draft: Draft,
+        evidence: Sequence[Evidence],
+        trace: Trace,
+        *,
+        arithmetic: bool,
+        question: str = "",
     ) -> Verdict:
         started = now()
-        verdict = verify(draft.text, evidence, arithmetic=arithmetic)
+        verdict = verify(draft.text, evidence, arithmetic=arithmetic, question=question)
         if not verdict.refused:
             withheld = screen_answer(verdict.text, [prompt("system")])
             if withheld:

@@ -96,11 +96,13 @@ def claims(sentence: str) -> bool:
     return bool(content_words(_NUMBER.sub(" ", body)) - _META)
 
 
-def word_support(answer: str, passages: Sequence[str]) -> float:
-    """Share of the answer's meaningful words (numbers and words about the sources aside)
-    found in the passages."""
+def word_support(
+    answer: str, passages: Sequence[str], asked: set[str] | frozenset[str] = frozenset()
+) -> float:
+    """Share of the answer's meaningful words found in the passages — numbers, words about the
+    sources and the words of the question (`asked`) aside."""
     body = _NUMBER.sub(" ", MARKER.sub(" ", answer))
-    words = content_words(body) - _META
+    words = content_words(body) - _META - asked
     if not words:
         return 1.0
     return len(words & content_words(" ".join(passages))) / len(words)

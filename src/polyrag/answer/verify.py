@@ -28,7 +28,7 @@ from polyrag.answer.citations import (
     strip_markers,
     word_support,
 )
-from polyrag.answer.evidence import Evidence
+from polyrag.answer.evidence import Evidence, content_words
 from polyrag.chunk.sentences import sentence_spans
 from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, REFUSAL, Chunk, Citation
 
@@ -54,9 +54,13 @@ class Verdict:
     withdrawn: tuple[str, ...] = ()  # sentences taken out
 
 
-def verify(text: str, evidence: Sequence[Evidence], *, arithmetic: bool = False) -> Verdict:
+def verify(
+    text: str, evidence: Sequence[Evidence], *, arithmetic: bool = False, question: str = ""
+) -> Verdict:
     """`arithmetic`: the question asks for a computation, so a number may be one (sums,
-    differences, ratios, percentage changes of two cited numbers are redone and accepted)."""
+    differences, ratios, percentage changes of two cited numbers are redone and accepted).
+    `question`: its words, restated in the reply, are not claims the sources must support."""
+    asked = content_words(question)
     if not text.strip() or _only_refusal(text):
         return Verdict(REFUSAL, True, NO_ANSWER_FOUND, ())
     text = strip_markers(text, len(evidence))
@@ -97,7 +101,7 @@ def verify(text: str, evidence: Sequence[Evidence], *, arithmetic: bool = False)
             continue  # talk about the sources ("This can be found in [1].") states nothing
         explained = [_explain(value, places, known, arithmetic) for value, places in written]
         if all(note is not None for note in explained) and (
-            word_support(sentence, cited_text) >= MIN_SUPPORT
+            word_support(sentence, cited_text, asked) >= MIN_SUPPORT
         ):
             kept.append(sentence)
             computed += [note for note in explained if note]

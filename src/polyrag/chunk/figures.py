@@ -52,9 +52,8 @@ def read_table(text: str) -> TableText | None:
     rows = tuple(tuple(row[:width]) + ("",) * (width - len(row)) for row in body if any(row))
     labels = tuple(cell for cell in header if cell)
     if header != _cells(pipes[0]):  # the Markdown, too, with the real header on top
-        lines = [header, *body]
         width = len(names)
-        padded = [[*row[:width], *[""] * (width - len(row))] for row in lines]
+        padded = [[*row[:width], *[""] * (width - len(row))] for row in [header, *body]]
         pipes = _markdown(padded)
     return TableText(caption, tuple(names), labels, rows, "\n".join(pipes))
 

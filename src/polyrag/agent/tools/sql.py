@@ -164,6 +164,7 @@ class TableDatabase:
     def __init__(self, tables: Sequence[SourceTable], *, timeout_s: float = 5.0) -> None:
         self._timeout_s = timeout_s
         self.tables: list[SqlTable] = []
+        self._views: dict[str, tuple[str, tuple[SqlColumn, ...]]] = {}  # view → table, columns
         taken: set[str] = set()
         self._db = duckdb.connect(":memory:", config={"threads": 1, "memory_limit": "512MB"})
         for source_table in tables:
@@ -172,11 +173,29 @@ class TableDatabase:
             self._db.register("incoming", _arrow(source_table, columns))
             self._db.execute(f'CREATE TABLE "{name}" AS SELECT * FROM incoming')
             self._db.unregister("incoming")
-            self.tables.append(SqlTable(name, source_table, columns))
+            table = SqlTable(name, source_table, columns)
+            self.tables.append(table)
+            self._period_view(table, taken)
         self._db.execute("SET enable_external_access = false")
         self._db.execute("SET autoload_known_extensions = false")
         self._db.execute("SET lock_configuration = true")
         self._by_name = {table.name: table for table in self.tables}
+
+    def _period_view(self, table: SqlTable, taken: set[str]) -> None:
+        """For a statement (a label column, figures under period headers) a view with one row
+        per label and period, so "which year was largest" is a plain ORDER BY."""
+        label = next((c for c in table.columns if not c.numeric), None)
+        periods = [c for c in table.columns if c.numeric and _PERIOD.search(c.header)]
+        if label is None or len(periods) < 2:
+            return
+        view = _unique(f"{table.name}_by_period", taken)
+        parts = [
+            f'SELECT "{label.name}" AS label, {_literal(c.header)} AS period, '
+            f'"{c.name}" AS value, "{ROW_COLUMN}" FROM "{table.name}"'
+            for c in periods
+        ]
+        self._db.execute(f'CREATE VIEW "{view}" AS ' + " UNION ALL ".join(parts))
+        self._views[view] = (table.name, (label, *periods))
 
     def schema(self, sample_rows: int = 3) -> str:
         """What a model needs to write SQL: tables, typed columns, a few rows."""
@@ -190,6 +209,12 @@ class TableDatabase:
             lines = [f"TABLE {table.name} ({columns})", f"  -- {table.describe()}"]
             for row in table.source.table.rows[:sample_rows]:
                 lines.append("  -- row: " + ", ".join(v or "NULL" for v in row))
+            for view, (base, _columns) in self._views.items():
+                if base == table.name:
+                    lines.append(
+                        f"VIEW {view} (label TEXT, period TEXT, value NUMBER) -- the same "
+                        "figures, one row per label and period"
+                    )
             parts.append("\n".join(lines))
         return "\n".join(parts)
 
@@ -211,8 +236,8 @@ class TableDatabase:
         for table in tree.find_all(exp.Table):
             if not isinstance(table.this, exp.Identifier):
                 raise SqlError("only the listed tables may be read (no table functions)")
-            if table.name not in self._by_name and table.name not in ctes:
-                known = ", ".join(self._by_name) or "none"
+            if table.name not in self._by_name and table.name not in ctes | set(self._views):
+                known = ", ".join([*self._by_name, *self._views]) or "none"
                 raise SqlError(f"unknown table {table.name!r} (tables: {known})")
         return tree
 
@@ -260,7 +285,7 @@ class TableDatabase:
         whole: set[str] = set()
         for select in tree.find_all(exp.Select):
             read = [t for t in select.find_all(exp.Table) if t.find_ancestor(exp.Select) is select]
-            names = {t.name for t in read if t.name in self._by_name}
+            names = {t.name for t in read if t.name in self._by_name or t.name in self._views}
             if not names:
                 continue
             if len(read) != 1 or select.args.get("joins"):
@@ -276,12 +301,23 @@ class TableDatabase:
                 continue
             rows.setdefault(name, set()).update(kept)
         used = {c.name for c in tree.find_all(exp.Column)}
-        out = []
+        cited: dict[str, tuple[set[int], set[str]]] = {}  # base table → rows, column names
         for name in sorted(set(rows) | whole):
-            table = self._by_name[name]
             numbers = self._row_numbers(name, "") if name in whole else sorted(rows[name])
-            columns = tuple(c for c in table.columns if c.name in used) or table.columns
-            out.append(CitedCells(table, tuple(numbers), columns))
+            if name in self._views:  # a period view cites its table's label and period cells
+                base, view_columns = self._views[name]
+                names = {c.name for c in view_columns}
+            else:
+                base = name
+                names = {c.name for c in self._by_name[name].columns if c.name in used}
+            found = cited.setdefault(base, (set(), set()))
+            found[0].update(numbers)
+            found[1].update(names)
+        out = []
+        for base, (numbers_used, names) in cited.items():
+            table = self._by_name[base]
+            columns = tuple(c for c in table.columns if c.name in names) or table.columns
+            out.append(CitedCells(table, tuple(sorted(numbers_used)), columns))
         return out
 
     def _row_numbers(self, name: str, condition: str) -> list[int]:
@@ -295,8 +331,14 @@ def _columns(source_table: SourceTable) -> tuple[SqlColumn, ...]:
     table = source_table.table
     taken = {ROW_COLUMN}
     out = []
+    # A row with a single filled cell is a note or a section title ("(in millions)",
+    # "Industrial Solutions:"), not a value of the column it happens to sit in.
+    notes = {i for i, row in enumerate(table.rows) if sum(1 for cell in row if cell) <= 1}
     for index, header in enumerate(table.header):
-        cells = [row[index] if index < len(row) else "" for row in table.rows]
+        cells = [
+            row[index] if index < len(row) and i not in notes else ""
+            for i, row in enumerate(table.rows)
+        ]
         filled = [cell for cell in cells if not is_blank_number(cell)]
         # A column is a number column only when every filled cell is a number: a label such as
         # "Total" among years must stay readable (and filterable) as text.
@@ -319,6 +361,17 @@ def _arrow(source_table: SourceTable, columns: Sequence[SqlColumn]) -> pa.Table:
     numbers = [table.row_number(i) for i in range(len(table.rows))]
     data[ROW_COLUMN] = pa.array(numbers, pa.int64())
     return pa.table(data)
+
+
+_PERIOD = re.compile(
+    r"\b(?:19|20)\d\d\b|\b(?:FY|Q[1-4]|H[12])\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
+    r"nov|dec)[a-z]*\b",
+    re.IGNORECASE,
+)
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _identifier(text: str, fallback: str) -> str:
