@@ -128,5 +128,5 @@ def test_a_statement_gets_a_view_by_period_cited_as_its_table(database: TableDat
     )
     assert result.text() == "period = 2019"
     (cited,) = result.cited
-    assert cited.table.name == "table_3" and cited.rows == (2, 2)
+    assert cited.table.name == "table_3" and cited.rows == (2,)
     assert [c.header for c in cited.columns] == ["Column 1", "2019", "2018"]
