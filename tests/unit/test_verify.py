@@ -96,3 +96,13 @@ def test_a_wrong_marker_is_corrected_when_other_evidence_supports_the_sentence()
     verdict = verify("Net revenue was 1,577 million in 2019 [1].", evidence)
     assert not verdict.refused
     assert [c.chunk.chunk_id for c in verdict.citations] == ["c2"]
+
+
+def test_the_questions_own_numbers_may_be_restated() -> None:
+    evidence = [
+        item(1, "| Operating loss carryforward | 73,260 | 57,768 | (header: 2019, 2 0 1 8)")
+    ]
+    reply = "The operating loss carryforward was 73,260 in 2019 and 57,768 in 2018 [1]."
+    assert verify(reply, evidence).refused  # 2018 is written "2 0 1 8" in the source
+    question = "What was the operating loss carryforward in 2019 and 2018 respectively?"
+    assert not verify(reply, evidence, question=question).refused

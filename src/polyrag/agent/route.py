@@ -40,6 +40,12 @@ _MULTIHOP = re.compile(
     r"|\b\w+'s (?:\w+ ){0,2}\w+'s\b",
     re.IGNORECASE,
 )
+# "In which year was X larger?": a comparison across a table's periods is an aggregate.
+_WHICH_PERIOD = re.compile(
+    r"\b(?:which|what) (?:year|period|quarter|month)\b[^?]*\b(?:larger|largest|higher|highest|"
+    r"lower|lowest|smaller|smallest|more|less|greater|greatest|bigger|biggest|most|least)\b",
+    re.IGNORECASE,
+)
 _TABLE_LIKE = (Modality.TABLE,)
 
 
@@ -57,7 +63,7 @@ RESUMED = Route("lookup", True, "a reply to the agent's question")
 def route(question: str, hits: Sequence[Hit]) -> Route:
     """The cheap decision: what the question needs and whether the agent should answer it."""
     tables = any(hit.chunk.modality in _TABLE_LIKE for hit in hits[:6])
-    aggregate = bool(_AGGREGATE.search(question))
+    aggregate = bool(_AGGREGATE.search(question) or _WHICH_PERIOD.search(question))
     compute = bool(_COMPUTE.search(question))
     compare = bool(_COMPARE.search(question)) and bool(_PAIR.search(question))
     multihop = bool(_MULTIHOP.search(question))

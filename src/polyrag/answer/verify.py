@@ -59,7 +59,8 @@ def verify(
 ) -> Verdict:
     """`arithmetic`: the question asks for a computation, so a number may be one (sums,
     differences, ratios, percentage changes of two cited numbers are redone and accepted).
-    `question`: its words, restated in the reply, are not claims the sources must support."""
+    `question`: its words and numbers, restated in the reply, are not claims the sources must
+    support."""
     asked = content_words(question)
     if not text.strip() or _only_refusal(text):
         return Verdict(REFUSAL, True, NO_ANSWER_FOUND, ())
@@ -84,9 +85,10 @@ def verify(
         for n in checked
         for text in (by_number[n].text, *(c.text for c in by_number[n].backing))
     ]
-    known = _numbers(cited_text)
+    # The question's own numbers ("in 2019 and 2018") may be restated: they are not claims.
+    known = _numbers([*cited_text, question])
     everything = [t for e in evidence for t in (e.text, *(c.text for c in e.backing))]
-    known_anywhere = _numbers(everything)
+    known_anywhere = _numbers([*everything, question])
     kept: list[str] = []
     gaps: list[str] = []
     withdrawn: list[str] = []
