@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from polyrag.agent.guard import clean_text, instruction_like, screen_answer, screen_passage
+from polyrag.answer.guard import clean_text, instruction_like, screen_answer, screen_passage
 
 
 def test_invisible_characters_are_stripped() -> None:

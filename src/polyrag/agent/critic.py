@@ -14,8 +14,8 @@ from typing import Literal
 
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.agent.tools.calculator import FREE_CONSTANTS
-from polyrag.agent.tools.numbers import numbers_in_text
 from polyrag.answer.evidence import content_words
+from polyrag.answer.numbers import numbers_in_text
 from polyrag.types import Chunk
 
 Verdict = Literal["accept", "repair", "discard"]

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from polyrag.agent.guard import screen_answer, screen_passage
 from polyrag.agent.trace import Trace, now
 from polyrag.answer.evidence import Evidence, ParentLookup, label, select_evidence
 from polyrag.answer.gate import best_similarity, gate
 from polyrag.answer.generate import Generator, Turn
+from polyrag.answer.guard import screen_answer, screen_passage
 from polyrag.answer.prompts import prompt
 from polyrag.answer.verify import Verdict, verify
 from polyrag.llm.base import GenerationOptions, Message

@@ -12,8 +12,8 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from polyrag.agent.guard import clean_text
 from polyrag.answer.evidence import Evidence, render
+from polyrag.answer.guard import clean_text
 from polyrag.answer.prompts import prompt
 from polyrag.llm.base import GenerationOptions, Message
 from polyrag.llm.fallback import FallbackChain, ProviderStream

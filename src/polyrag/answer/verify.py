@@ -18,7 +18,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from polyrag.agent.tools.numbers import IN_TEXT, parse_number, show
 from polyrag.answer.citations import (
     MARKER,
     attribute,
@@ -29,6 +28,7 @@ from polyrag.answer.citations import (
     word_support,
 )
 from polyrag.answer.evidence import Evidence, content_words
+from polyrag.answer.numbers import IN_TEXT, parse_number, show
 from polyrag.chunk.sentences import sentence_spans
 from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, REFUSAL, Chunk, Citation
 

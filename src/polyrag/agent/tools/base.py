@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from polyrag.agent.tools.numbers import numbers_in_text
+from polyrag.answer.numbers import numbers_in_text
 from polyrag.types import Chunk
 
 if TYPE_CHECKING:

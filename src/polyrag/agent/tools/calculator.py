@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from polyrag.agent.tools.numbers import same_number, show
+from polyrag.answer.numbers import same_number, show
 from polyrag.errors import PolyragError
 
 FREE_CONSTANTS = frozenset(

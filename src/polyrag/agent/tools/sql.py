@@ -24,7 +24,7 @@ import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 
-from polyrag.agent.tools.numbers import is_blank_number, parse_number, show
+from polyrag.answer.numbers import is_blank_number, parse_number, show
 from polyrag.errors import PolyragError
 from polyrag.index.tables.base import SourceTable
 from polyrag.parse.tables import markdown_table
