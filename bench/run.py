@@ -205,12 +205,12 @@ def bench_answers(limit: int | None) -> dict[str, Any]:
         cases = cases[:limit]
     folders = ["docx", "pptx", "xlsx", "text_md", "pdf_multicolumn"]
     with tempfile.TemporaryDirectory() as tmp:
-        library = polyrag.open(Path(tmp) / "home")
+        library = polyrag.open(Path(tmp) / "home", agent={"memory": False})
         library.ingest([SHARED / "corpus" / folder for folder in folders])
         library.ask("warm-up: what is in these documents?")  # loads the model once
         rows = []
         for case in cases:
-            answer = library.ask(case["question"])
+            answer = library.ask(case["question"], mode="fast")
             if case.get("unanswerable"):
                 correct = answer.refused
             else:
@@ -231,8 +231,10 @@ def bench_answers(limit: int | None) -> dict[str, Any]:
                 }
             )
         library.close()
+        memory = _memory_speedup(Path(tmp) / "home", [c["question"] for c in cases])
     generated = [r for r in rows if r["first_token_ms"] is not None]
     return {
+        "memory": memory,
         "questions": len(rows),
         "correct": sum(r["correct"] for r in rows),
         "first_token_p50_ms": percentile([r["first_token_ms"] for r in generated], 50)
@@ -241,6 +243,33 @@ def bench_answers(limit: int | None) -> dict[str, Any]:
         "total_p50_ms": percentile([r["total_ms"] for r in generated], 50) if generated else None,
         "total_max_ms": max((r["total_ms"] for r in generated), default=None),
         "rows": rows,
+    }
+
+
+def _memory_speedup(home: Path, questions: list[str]) -> dict[str, Any]:
+    """The answer memory: each question asked once, then again as typed and again retyped
+    (lower case, no question mark); the repeats should come back from memory at once."""
+    import polyrag
+
+    library = polyrag.open(home, agent={"memory": True})
+    first, again, retyped, hits = [], [], [], 0
+    for question in questions:
+        first.append(library.ask(question, mode="auto").timings_ms["total"])
+    for question in questions:
+        answer = library.ask(question, mode="auto")
+        again.append(answer.timings_ms["total"])
+        hits += answer.mode == "memory"
+        answer = library.ask(question.lower().rstrip("?"), mode="auto")
+        retyped.append(answer.timings_ms["total"])
+        hits += answer.mode == "memory"
+    library.close()
+    return {
+        "questions": len(questions),
+        "first_p50_ms": percentile(first, 50),
+        "repeat_p50_ms": percentile(again, 50),
+        "retyped_p50_ms": percentile(retyped, 50),
+        "memory_hits": hits,
+        "repeats": 2 * len(questions),
     }
 
 
@@ -440,6 +469,16 @@ def render(results: dict[str, Any], profile: str) -> str:
             f"{a['first_token_p50_ms'] / 1000:.1f} s, complete p50 "
             f"{a['total_p50_ms'] / 1000:.1f} s, slowest {a['total_max_ms'] / 1000:.1f} s."
         )
+    memory = a.get("memory")
+    if memory:
+        lines += [
+            "",
+            f"Answer memory: {memory['questions']} questions asked once, then again as typed and "
+            f"retyped in lower case: {memory['memory_hits']} of {memory['repeats']} repeats "
+            f"answered from memory; total p50 {memory['first_p50_ms'] / 1000:.1f} s the first "
+            f"time, {memory['repeat_p50_ms']:.0f} ms repeated, {memory['retyped_p50_ms']:.0f} ms "
+            "retyped (an edited or removed source makes it answer anew).",
+        ]
     lines += ["", "| id | correct | first token s | total s | answer |", "|---|---|---:|---:|---|"]
     for row in a["rows"]:
         first = row["first_token_ms"]

@@ -41,6 +41,7 @@ def test_the_benchmark_suite_runs_on_a_tiny_dataset(tmp_path: Path) -> None:
     assert results["ingest"]["files"] == 1 and results["ingest"]["failed"] == 0
     assert results["ingest"]["pages"] > 0 and results["ingest"]["chunks"] > 0
     assert results["answers"]["questions"] == 1
+    assert results["answers"]["memory"]["repeats"] == 2
     assert results["media"]["scanned_pages"] >= 1 and results["media"]["audio_seconds"] > 5
     hybrid = results["scifact"]["test"]["results"]["hybrid"]
     assert hybrid["recall@10"] == 1.0  # five documents: every relevant one is in the top ten
