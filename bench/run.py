@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -283,7 +284,7 @@ QA_SAMPLES: dict[str, int | None] = {
     "squad2": 60,
     "table-qa": None,
     "office-qa": None,
-    "mmlongbench": 40,
+    "mmlongbench": 20,
 }
 
 
@@ -298,9 +299,9 @@ class Profile:
     answers: int | None  # office-qa questions; None = all
     scifact_queries: int | None  # per split; None = all
     qa: dict[str, int | None]  # question set → sample size (None: all)
-    modes: tuple[str, ...] = MODES
     scans: int | None  # scanned PDFs from the corpus to OCR; None = all
     recordings: int | None  # recordings with speech from the corpus to transcribe; None = all
+    modes: tuple[str, ...] = MODES  # answering modes each question set is asked in
 
 
 PROFILES = {
@@ -387,7 +388,12 @@ def bench_scifact(
 
 
 def bench_qa(
-    samples: dict[str, int | None], modes: tuple[str, ...], home: Path = BENCH_HOME
+    samples: dict[str, int | None],
+    modes: tuple[str, ...],
+    home: Path = BENCH_HOME,
+    *,
+    earlier: dict[str, Any] | None = None,
+    on_done: Callable[[str, str, dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """`polyrag eval qa` on the first N questions of each set, in each answering mode.
 
@@ -398,17 +404,21 @@ def bench_qa(
     from polyrag.settings import load_settings
 
     settings = load_settings(home)
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {name: dict(by) for name, by in (earlier or {}).items()}
     for name, size in samples.items():
         dataset = load_dataset(name, SHARED, limit=size)
         scope = "collection" if name == "hotpotqa" else "document"
-        out[name] = {}
+        out.setdefault(name, {})
         for mode in modes:
+            if mode in out[name]:  # measured by the run this one resumes
+                continue
             summary = evaluate_qa(dataset, settings, mode=mode, scope=scope)
             summary.pop("latencies_ms")
             summary.pop("cases")
             out[name][mode] = summary
             print(json.dumps({name: {mode: summary["answers"]["correct"]}}), flush=True)
+            if on_done is not None:
+                on_done(name, mode, summary)
     return out
 
 
@@ -621,40 +631,69 @@ def main() -> int:
         "--home", type=Path, default=BENCH_HOME, help="keeps the evaluation indexes and results"
     )
     parser.add_argument("--out", type=Path, default=OUT, help="the Markdown to write")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on from where an interrupted run stopped (sections, and question sets by mode, "
+        "already measured are kept)",
+    )
     args = parser.parse_args()
     profile = PROFILES["quick" if args.quick else "tiny" if args.tiny else "full"]
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sections = args.only or list(SECTIONS)
     results_file = args.home / "bench-results.json"
+    partial_file = args.home / "bench-results.partial.json"  # saved after every section
     results: dict[str, Any] = {}
     if args.only and results_file.is_file():
         results = json.loads(results_file.read_text())
+    done: dict[str, Any] = {}
+    if args.resume and partial_file.is_file():
+        done = json.loads(partial_file.read_text())
+        results.update({k: v for k, v in done.items() if k in SECTIONS and k != "qa"})
+        sections = [name for name in sections if name == "qa" or name not in done]
     results["machine"] = machine()
+
+    def save() -> None:
+        partial_file.parent.mkdir(parents=True, exist_ok=True)
+        partial_file.write_text(json.dumps(results, indent=1))
+
     if "retrieval" in sections:
         results["retrieval"] = [
             bench_retrieval(size, profile.latency_queries) for size in profile.index_sizes
         ]
         print(json.dumps(results["retrieval"], indent=1), flush=True)
+        save()
     if "ingest" in sections:
         results["ingest"] = bench_ingest(profile.pdfs)
         print(json.dumps(results["ingest"], indent=1), flush=True)
+        save()
     if "media" in sections:
         results["media"] = bench_media(profile.scans, profile.recordings)
         print(json.dumps(results["media"], indent=1), flush=True)
+        save()
     if "answers" in sections:
         results["answers"] = bench_answers(profile.answers)
         summary = {k: v for k, v in results["answers"].items() if k != "rows"}
         print(json.dumps(summary), flush=True)
+        save()
     if "scifact" in sections:
         results["scifact"] = bench_scifact(profile.scifact_queries, args.scifact, args.home)
+        save()
     if "qa" in sections:
-        results["qa"] = bench_qa(profile.qa, profile.modes, args.home)
+        results["qa"] = done.get("qa", {})
+
+        def measured(name: str, mode: str, summary: dict[str, Any]) -> None:
+            results["qa"].setdefault(name, {})[mode] = summary
+            save()
+
+        bench_qa(profile.qa, profile.modes, args.home, earlier=results["qa"], on_done=measured)
     missing = [name for name in SECTIONS if name not in results]
     if missing:
         print(f"no earlier results for {', '.join(missing)}: run without --only", file=sys.stderr)
         return 1
     results_file.parent.mkdir(parents=True, exist_ok=True)
     results_file.write_text(json.dumps(results, indent=1))
+    partial_file.unlink(missing_ok=True)
     args.out.write_text(render(results, profile.name), encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
