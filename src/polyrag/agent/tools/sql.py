@@ -197,8 +197,9 @@ class TableDatabase:
         self._db.execute(f'CREATE VIEW "{view}" AS ' + " UNION ALL ".join(parts))
         self._views[view] = (table.name, (label, *periods))
 
-    def schema(self, sample_rows: int = 3) -> str:
-        """What a model needs to write SQL: tables, typed columns, a few rows."""
+    def schema(self, sample_rows: int = 3, whole_up_to: int = 8) -> str:
+        """What a model needs to write SQL: tables, typed columns, their size, and their rows
+        (all of a small table, a few of a larger one, said to be examples)."""
         parts = []
         for table in self.tables:
             columns = ", ".join(
@@ -206,8 +207,11 @@ class TableDatabase:
                 + (f' -- "{c.header}"' if _identifier(c.header, "") != c.header.lower() else "")
                 for c in table.columns
             )
-            lines = [f"TABLE {table.name} ({columns})", f"  -- {table.describe()}"]
-            for row in table.source.table.rows[:sample_rows]:
+            rows = table.source.table.rows
+            shown = rows if len(rows) <= whole_up_to else rows[:sample_rows]
+            count = f"{len(rows)} rows" + ("" if shown is rows else f", the first {len(shown)}:")
+            lines = [f"TABLE {table.name} ({columns})", f"  -- {table.describe()}; {count}"]
+            for row in shown:
                 lines.append("  -- row: " + ", ".join(v or "NULL" for v in row))
             for view, (base, _columns) in self._views.items():
                 if base == table.name:
