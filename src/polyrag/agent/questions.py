@@ -101,3 +101,51 @@ def ambiguous(question: str, hits: Sequence[Hit]) -> str | None:
         return None
     options = " or ".join(f"{name!r}" for name in close[:3])
     return f"Which {match.group(1).lower()} do you mean: {options}?"
+
+
+def relevant(passages: Sequence[str], question: str) -> list[str]:
+    """The passages that speak of what the question names (a name of it, or two of its words)."""
+    names = [n for n in names_in(question)]
+    words = content_words(question)
+    return [
+        text
+        for text in passages
+        if any(name.lower() in text.lower() for name in names)
+        or len(words & content_words(text)) >= 2
+    ]
+
+
+def bridge_searches(question: str, passages: Sequence[str], limit: int = 2) -> list[str]:
+    """Searches for the next hop, made by code: the names the best passages add to the question
+    ("Shirley Temple", found in the film's passage), each with the question's words those
+    passages do not answer yet ("government position held")."""
+    asked = {n.lower() for n in names_in(question)}
+    seen_text = " ".join(passages)
+    rest = [w for w in content_words(question) if w not in content_words(seen_text)]
+    rest.sort(key=question.lower().find)
+    found: list[str] = []
+    for name in names_in(seen_text):
+        lowered = name.lower()
+        if any(lowered in a or a in lowered for a in asked) or len(name.split()) < 2:
+            continue
+        if name not in found:
+            found.append(name)
+    return [f"{name} {' '.join(rest[:4])}".strip() for name in found[:limit]]
+
+
+def names_in(text: str) -> list[str]:
+    """Capitalised names in a text, in order ("Corliss Archer", "Kiss and Tell"), leaving out
+    question words and single letters."""
+    out: list[str] = []
+    for match in CAPITALISED.finditer(text):
+        words = [w.strip(" ,.?'\"()") for w in match.group(0).split()]
+        while words and (words[0] in QUESTION_WORDS or words[0].lower() in _CONNECTORS):
+            words.pop(0)
+        while words and words[-1].lower() in _CONNECTORS:
+            words.pop()
+        words = [w for w in words if w]
+        if words and len(" ".join(words)) > 1:
+            name = " ".join(words)
+            if name not in out:
+                out.append(name)
+    return out
