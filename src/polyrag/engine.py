@@ -263,6 +263,7 @@ class Engine:
                 answer=replace(
                     recalled.answer,
                     question=request.question,
+                    standalone_question=question if question != request.question else None,
                     timings_ms={"total": trace.elapsed_ms()},
                     steps=tuple(trace.steps),
                     model_calls=trace.model_calls,

@@ -84,6 +84,9 @@ _META = frozenset(
         "changed", "difference", "therefore", "thus", "answer", "question", "row", "rows",
         "column", "columns", "there", "also", "so", "then", "subtracting", "dividing",
         "multiplying", "computed", "query", "sql", "mentioned", "stated", "states",
+        "he", "she", "they", "them", "their", "his", "her", "hers", "we", "our", "us", "you",
+        "your", "i", "me", "my", "not", "but", "would", "could", "should", "will", "which",
+        "who", "whose", "both", "said", "told", "says",
     }
 )  # fmt: skip
 
@@ -99,13 +102,14 @@ def claims(sentence: str) -> bool:
 def word_support(
     answer: str, passages: Sequence[str], asked: set[str] | frozenset[str] = frozenset()
 ) -> float:
-    """Share of the answer's meaningful words found in the passages — numbers, words about the
-    sources and the words of the question (`asked`) aside."""
+    """Share of the answer's meaningful words found in the passages — numbers and words about
+    the sources aside; the question's own words (`asked`) count as found."""
     body = _NUMBER.sub(" ", MARKER.sub(" ", answer))
-    words = content_words(body) - _META - asked
+    words = content_words(body) - _META
     if not words:
         return 1.0
-    return len(words & content_words(" ".join(passages))) / len(words)
+    known = content_words(" ".join(passages)) | asked
+    return len(words & known) / len(words)
 
 
 def _plain_number(text: str) -> str:

@@ -219,8 +219,10 @@ def chat(
     thread: str | None = None
     with engine_for(home) as engine:
         out.print(
-            "[dim]Ask a question (empty line or Ctrl-D to quit; /not-helpful [what you wanted] "
-            "after an answer that missed).[/dim]"
+            "Ask a question (empty line or Ctrl-D to quit; /not-helpful [what you wanted] "
+            "after an answer that missed).",
+            markup=False,
+            style="dim",
         )
         last: Answer | None = None
         while True:
