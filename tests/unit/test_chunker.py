@@ -33,6 +33,17 @@ def test_sentence_spans_keep_abbreviations_and_lines() -> None:
     assert pieces == ["Dr. Smith arrived.", "He met Mr. Jones e.g. at noon!", "Next line here"]
 
 
+
+def test_wrapped_lines_continue_a_sentence_only_when_asked() -> None:
+    text = "We have implemented\na dynamic compiler, and\nit is fast.\nRow 1: a\nNext Line"
+    pieces = [text[a:b] for a, b in sentence_spans(text, wrapped=True)]
+    assert pieces == [
+        "We have implemented\na dynamic compiler, and\nit is fast.",
+        "Row 1: a",
+        "Next Line",
+    ]
+    assert len(list(sentence_spans(text))) == 5
+
 def test_windows_respect_budget_and_overlap() -> None:
     text = " ".join(sentence(i) for i in range(12))
     chunks = make().chunk(SOURCE, [Block(BlockKind.TEXT, text, Locator(page=1))])

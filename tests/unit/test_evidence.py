@@ -138,3 +138,22 @@ def test_a_table_row_hit_is_shown_in_place_inside_its_slide() -> None:
     assert not any(line.startswith("|") for line in lines)  # its Markdown is not repeated
     assert lines[-1] == "Speaker notes: Nordics first."
     assert evidence.chunk.locator.slide == 3
+
+
+def test_a_trimmed_passage_keeps_the_sentence_between_two_matching_ones() -> None:
+    """The sentence naming the thing often repeats none of the question's words; its
+    neighbours do. PDF lines wrapped mid-sentence are read as one sentence."""
+    text = (
+        "Traces cross function\ncall boundaries and inline code.\n"
+        "We implemented these techniques for an existing JavaScript interpreter.\n"
+        "We call the resulting VM TraceMonkey.\n"
+        "TraceMonkey supports all JavaScript features of the interpreter.\n"
+        "Section 3 gives an overview.\nSection 4 covers nested loops."
+    )
+    chunk = chunked(REPORT, [Block(BlockKind.TEXT, text, Locator(page=2))])[0]
+    question = "What is the name of the JavaScript compiler?"
+    evidence = select_evidence([hit(chunk, 0.9)], question, words, budget=32)
+    assert len(evidence) == 1
+    shown = evidence[0].text
+    assert "We call the resulting VM TraceMonkey." in shown
+    assert "Section 4" not in shown

@@ -240,7 +240,7 @@ def _around(figure_text: str, parent_text: str) -> tuple[str, str]:
 def _sentences(text: str) -> list[str]:
     """The sentences of a parent's text, without other figures' placeholders."""
     out = []
-    for a, b in sentence_spans(text):
+    for a, b in sentence_spans(text, wrapped=True):
         sentence = _PLACEHOLDER.sub("", text[a:b]).strip()
         if sentence:
             out.append(sentence)
@@ -290,22 +290,31 @@ def in_reading_order(hits: Sequence[Hit]) -> list[Hit]:
 def _best_sentences(
     text: str, terms: set[str], count_tokens: Callable[[str], int], budget: int
 ) -> str:
-    """The sentences sharing most words with the question that fit, in their original order."""
+    """The sentences sharing most words with the question that fit, in their original order.
+
+    Among sentences sharing as many words, those between matching sentences come first: the
+    sentence that names the thing ("We call the resulting VM TraceMonkey.") often repeats none
+    of the question's words, while its neighbours do.
+    """
     if budget <= 20:
         return ""
     separator = "\n" if "\n" in text else " "
     sentences: list[str] = []
-    for a, b in sentence_spans(text):  # over-long "sentences" (an info box) become word runs
-        sentence = text[a:b]
+    # Over-long "sentences" (an info box) become word runs.
+    for a, b in sentence_spans(text, wrapped=True):
+        sentence = " ".join(text[a:b].split()) if separator == "\n" else text[a:b]
         if count_tokens(sentence) > budget // 2:
             sentences += [sentence[c:d] for c, d in split_long(sentence, budget // 2, count_tokens)]
         else:
             sentences.append(sentence)
-    ranked = sorted(
-        range(len(sentences)),
-        key=lambda i: len(terms & content_words(sentences[i])),
-        reverse=True,
-    )
+    shared = [len(terms & content_words(sentence)) for sentence in sentences]
+
+    def rank(i: int) -> tuple[int, int]:
+        before = shared[i - 1] if i > 0 else 0
+        after = shared[i + 1] if i + 1 < len(shared) else 0
+        return shared[i], min(before, after)
+
+    ranked = sorted(range(len(sentences)), key=rank, reverse=True)
     keep: list[int] = []
     used = 0
     for i in ranked:

@@ -12,13 +12,29 @@ _ABBREVIATIONS = ("e.g.", "i.e.", "Mr.", "Mrs.", "Ms.", "Dr.", "St.", "vs.", "No
 _INITIAL = re.compile(r"(?:^|[\s(])[A-Z]\.$")  # "Roger O. Egeberg", "J. R. R. Tolkien"
 
 
-def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
-    """Character spans of the sentences in `text`, without surrounding whitespace."""
+# A line that stops mid-sentence (a word or a comma) before a line starting in lower case: the
+# text was wrapped to the page's width there, as PDF text is.
+_WRAPPED = re.compile(r"[\w,-]$")
+
+
+def sentence_spans(text: str, *, wrapped: bool = False) -> Iterator[tuple[int, int]]:
+    """Character spans of the sentences in `text`, without surrounding whitespace.
+
+    `wrapped`: a single line break inside a sentence (the line stops on a word or a comma and
+    the next starts in lower case) does not end it, as in text wrapped to a page's width.
+    """
     start = 0
     for match in _BOUNDARY.finditer(text):
         piece = text[start : match.start()]
         ends = piece.rstrip()
         if "\n" not in match.group(0) and (ends.endswith(_ABBREVIATIONS) or _INITIAL.search(ends)):
+            continue
+        if (
+            wrapped
+            and match.group(0) == "\n"
+            and _WRAPPED.search(ends)
+            and text[match.end() : match.end() + 1].islower()
+        ):
             continue
         yield from _trimmed(text, start, match.start())
         start = match.end()
