@@ -33,7 +33,6 @@ def test_sentence_spans_keep_abbreviations_and_lines() -> None:
     assert pieces == ["Dr. Smith arrived.", "He met Mr. Jones e.g. at noon!", "Next line here"]
 
 
-
 def test_wrapped_lines_continue_a_sentence_only_when_asked() -> None:
     text = "We have implemented\na dynamic compiler, and\nit is fast.\nRow 1: a\nNext Line"
     pieces = [text[a:b] for a, b in sentence_spans(text, wrapped=True)]
@@ -43,6 +42,7 @@ def test_wrapped_lines_continue_a_sentence_only_when_asked() -> None:
         "Next Line",
     ]
     assert len(list(sentence_spans(text))) == 5
+
 
 def test_windows_respect_budget_and_overlap() -> None:
     text = " ".join(sentence(i) for i in range(12))
