@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -427,7 +427,9 @@ def _cell(stat: dict[str, float] | None) -> str:
     return "–" if not stat else f"{stat['mean']:.2f}"
 
 
-def render(results: dict[str, Any], profile: str) -> str:
+def render(results: dict[str, Any], profile: str, pending: Sequence[str] = ()) -> str:
+    """The Markdown of a run; `pending`: question sets (with their modes) it has not measured
+    yet, when an interrupted run is written out as it stands."""
     m = results["machine"]
     flag = "" if profile == "full" else f" (--{profile})"
     lines = [
@@ -515,7 +517,7 @@ def render(results: dict[str, Any], profile: str) -> str:
         f"{media['audio_seconds']:.1f} | {media['transcribe_seconds']:.1f} | "
         f"{media['real_time_factor']:.2f} |",
     ]
-    lines += render_scifact(results["scifact"]) + render_qa(results["qa"])
+    lines += render_scifact(results["scifact"]) + render_qa(results["qa"], pending)
     lines.append("")
     return "\n".join(lines)
 
@@ -550,7 +552,7 @@ def render_scifact(scifact: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render_qa(qa: dict[str, Any]) -> list[str]:
+def render_qa(qa: dict[str, Any], pending: Sequence[str] = ()) -> list[str]:
     lines = [
         "",
         "## Question answering (`polyrag eval qa --mode fast|agent|auto`, local model)",
@@ -567,6 +569,12 @@ def render_qa(qa: dict[str, Any]) -> list[str]:
         "false refusals | page recall@k | calls | first token p50 s | total p50 s |",
         "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    if pending:
+        lines[-2:-2] = [
+            f"This run was interrupted before it measured {', '.join(pending)};",
+            "`python -m bench.run --resume` goes on from here and rewrites this file.",
+            "",
+        ]
     for name, by_mode in qa.items():
         for mode, run in by_mode.items():
             answers = run["answers"]
@@ -638,6 +646,12 @@ def main() -> int:
         help="go on from where an interrupted run stopped (sections, and question sets by mode, "
         "already measured are kept)",
     )
+    parser.add_argument(
+        "--write-partial",
+        action="store_true",
+        help="write the Markdown from what an interrupted run has measured so far, naming the "
+        "question sets it has not reached, and stop",
+    )
     args = parser.parse_args()
     profile = PROFILES["quick" if args.quick else "tiny" if args.tiny else "full"]
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -653,6 +667,8 @@ def main() -> int:
         results.update({k: v for k, v in done.items() if k in SECTIONS and k != "qa"})
         sections = [name for name in sections if name == "qa" or name not in done]
     results["machine"] = machine()
+    if args.write_partial:
+        return write_partial(partial_file, args.out, profile)
 
     def save() -> None:
         partial_file.parent.mkdir(parents=True, exist_ok=True)
@@ -697,6 +713,27 @@ def main() -> int:
     partial_file.unlink(missing_ok=True)
     args.out.write_text(render(results, profile.name), encoding="utf-8")
     print(f"wrote {args.out}")
+    return 0
+
+
+def write_partial(partial_file: Path, out: Path, profile: Profile) -> int:
+    """BENCHMARKS.md from an interrupted run's saved results, with what it has not measured."""
+    if not partial_file.is_file():
+        print(f"no interrupted run to write out: {partial_file} is missing", file=sys.stderr)
+        return 1
+    results = json.loads(partial_file.read_text())
+    missing = [name for name in SECTIONS if name not in results]
+    if missing:
+        print(f"the interrupted run has not measured {', '.join(missing)} yet", file=sys.stderr)
+        return 1
+    qa = results["qa"]
+    pending = [
+        f"{name} ({', '.join(m for m in profile.modes if m not in qa.get(name, {}))})"
+        for name in profile.qa
+        if any(m not in qa.get(name, {}) for m in profile.modes)
+    ]
+    out.write_text(render(results, profile.name, pending), encoding="utf-8")
+    print(f"wrote {out} ({len(pending)} question set(s) pending)")
     return 0
 
 

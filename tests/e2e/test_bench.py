@@ -54,3 +54,30 @@ def test_the_benchmark_suite_runs_on_a_tiny_dataset(tmp_path: Path) -> None:
     assert "| test | 4 | hybrid |" in report
     assert "| office-qa | 1 (0 unanswerable) | fast |" in report
     assert "| office-qa | 1 (0 unanswerable) | agent |" in report
+
+    # An interrupted run is written out as it stands, naming what it has not measured.
+    results["qa"]["squad2"].pop("agent")
+    interrupted = tmp_path / "interrupted"
+    interrupted.mkdir()
+    (interrupted / "bench-results.partial.json").write_text(json.dumps(results))
+    partial_out = tmp_path / "PARTIAL.md"
+    written = subprocess.run(
+        [*command, "--home", str(interrupted), "--out", str(partial_out), "--write-partial"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert written.returncode == 0, written.stderr[-3000:]
+    partial = partial_out.read_text()
+    assert "interrupted before it measured squad2 (agent);" in partial
+    squad_rows = [line for line in partial.splitlines() if line.startswith("| squad2 |")]
+    assert len(squad_rows) == 1 and "| fast |" in squad_rows[0]
+    nothing = subprocess.run(
+        [*command, "--home", str(tmp_path / "none"), "--out", str(partial_out), "--write-partial"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert nothing.returncode == 1 and "no interrupted run" in nothing.stderr
