@@ -133,11 +133,11 @@ def test_a_failing_query_is_retried_with_its_error_and_the_answer_cites_cells(
 def test_a_tool_that_keeps_failing_is_set_aside_and_the_question_still_answered(
     tmp_path: Path,
 ) -> None:
-    bad_sum = json.dumps({"expression": "120 + 135 + 999"})  # 999 is in no source
+    bad_sums = [json.dumps({"expression": f"120 + 135 + {n}"}) for n in (999, 998)]  # in no source
     agent, _ = make_agent(
         tmp_path,
-        [sql("SELECT 1 FROM nowhere")] * 3
-        + [bad_sum] * 2
+        [sql(f"SELECT {n} FROM nowhere") for n in (1, 2, 3)]
+        + bad_sums
         + ["The sources show 120 ducks in 2019 [1]."],
         tool_retries=2,
     )
@@ -365,3 +365,20 @@ def test_a_not_helpful_verdict_asks_back_and_the_reply_is_answered(tmp_path: Pat
     resumed, trace = ask(agent, "the 2024 policy", "lookup", thread=asked.thread)
     assert "180 EUR" in resumed.text
     assert steps_named(trace, "clarified") == ["the user answered: the 2024 policy"]
+
+
+def test_queries_that_find_no_rows_lead_to_a_refusal_not_another_tool(tmp_path: Path) -> None:
+    """The table has no 2018: every query finds nothing, no calculation stands in for it, the
+    reply is told so, and a figure of another year restated as 2018 is withdrawn."""
+    no_rows = sql("SELECT freshwater_ducks FROM duck_observations WHERE year = '2018'")
+    agent, chat = make_agent(
+        tmp_path,
+        [no_rows] * 2  # the same query after the feedback: not asked for a third time
+        + [json.dumps({"answer": "", "found": "", "next_search": ""})]  # nothing else to search
+        + ["150 freshwater ducks were observed in 2018 [1]."],
+        tool_retries=2,
+    )
+    answer, trace = ask(agent, "How many freshwater ducks were observed in 2018?", "aggregate")
+    assert steps_named(trace, "tool") == ["sql: no rows"] * 2
+    assert "found no rows" in chat.asked[-1][0][-1].content
+    assert answer.refused and answer.model_calls == 4

@@ -106,3 +106,16 @@ def test_the_questions_own_numbers_may_be_restated() -> None:
     assert verify(reply, evidence).refused  # 2018 is written "2 0 1 8" in the source
     question = "What was the operating loss carryforward in 2019 and 2018 respectively?"
     assert not verify(reply, evidence, question=question).refused
+
+
+def test_a_reply_about_a_year_no_source_writes_is_withdrawn() -> None:
+    """The question presumes a year the sources do not cover: restating it with another
+    year's figure is not an answer (written as 2019, "2 0 1 9" or FY19 it is)."""
+    table = item(1, "Freshwater ducks — 2019: 120, 2020: 135, 2021: 170")
+    question = "How many freshwater ducks were observed in 2018?"
+    verdict = verify("170 freshwater ducks were observed in 2018 [1].", [table], question=question)
+    assert verdict.refused and verdict.reason == NOT_SUPPORTED
+    for written in ("2019", "2 0 1 9", "FY19"):
+        source = item(1, f"Freshwater ducks in {written}: 120")
+        reply = "120 freshwater ducks were observed in 2019 [1]."
+        assert not verify(reply, [source], question=question.replace("2018", "2019")).refused

@@ -54,10 +54,18 @@ def review(question: str, outcome: ToolOutcome, passages: Sequence[Chunk]) -> Re
     return Review("accept", "the result is not empty")
 
 
+def found_nothing(result: str) -> bool:
+    """A query's result with no rows, or only NULLs (an aggregate over no rows)."""
+    first_line = result.split("\n", 1)[0]
+    return first_line == "no rows" or bool(
+        re.fullmatch(r"[^=]+ = NULL(?:, [^=]+ = NULL)*", first_line)
+    )
+
+
 def _review_sql(question: str, outcome: ToolOutcome) -> Review:
     query = str(outcome.arguments.get("query", ""))
     first_line = outcome.result.split("\n", 1)[0]
-    if first_line == "no rows" or re.fullmatch(r"[^=]+ = NULL(?:, [^=]+ = NULL)*", first_line):
+    if found_nothing(outcome.result):
         return Review(
             "repair",
             "the query found nothing: check the table and column names and the values in the "

@@ -456,13 +456,28 @@ class Agent:
         else:
             feedback = last.error
         retries_left = failures.get(last.tool, 0) <= self.settings.tool_retries
-        if retries_left and self._calls_left(run, 2):
+        # The same call again after the feedback: another try would only repeat it.
+        repeated = any(
+            t["tool"] == last.tool and t["arguments"] == last.arguments for t in tools[:-1]
+        )
+        if retries_left and not repeated and self._calls_left(run, 2):
             return {"failures": failures, "feedback": feedback, "next": "tool"}
         aside.append(last.tool)
         run.trace.add(
             "critic", f"{last.tool} set aside for this question", {"set_aside": last.tool}
         )
-        return {"failures": failures, "set_aside": aside, "next": "evaluate", "feedback": ""}
+        update: dict[str, Any] = {
+            "failures": failures,
+            "set_aside": aside,
+            "next": "evaluate",
+            "feedback": "",
+        }
+        # Queries that ran and found no rows, every time: the tables do not hold what the
+        # question asks for (a year they do not cover), which the answer must not paper over.
+        ran = [t for t in tools if t["tool"] == "sql" and t["ok"]]
+        if last.tool == "sql" and ran and all(critic.found_nothing(t["result"]) for t in ran):
+            update["nothing_found"] = True
+        return update
 
     def _answer(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
         run = runtime.context

@@ -39,6 +39,7 @@ _GAP = re.compile(
     r"|no information|cannot (?:find|be determined)|is unknown|unclear)\b",
     re.IGNORECASE,
 )
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _LEADING_MARKERS = re.compile(r"^(?:\s*\[\d+(?:\s*[,;–-]\s*\d+)*\])+")
 MAX_PAIR_NUMBERS = 60  # numbers of the cited evidence tried in pairs (arithmetic check)
 
@@ -89,6 +90,13 @@ def verify(
     known = _numbers([*cited_text, question])
     everything = [t for e in evidence for t in (e.text, *(c.text for c in e.backing))]
     known_anywhere = _numbers([*everything, question])
+    # A year the question names that no evidence writes: a reply restating it presumes what the
+    # sources do not show ("How many ducks in 2018?" over a table of 2019 to 2024).
+    unseen = [
+        year
+        for year in dict.fromkeys(_YEAR.findall(question))
+        if not any(_written_year(year).search(t) for t in everything)
+    ]
     kept: list[str] = []
     gaps: list[str] = []
     withdrawn: list[str] = []
@@ -101,6 +109,10 @@ def verify(
             continue
         if not written and not claims(sentence):
             continue  # talk about the sources ("This can be found in [1].") states nothing
+        if any(_written_year(year).search(sentence) for year in unseen):
+            withdrawn.append(sentence)
+            claims_withdrawn = True
+            continue
         explained = [_explain(value, places, known, arithmetic) for value, places in written]
         if all(note is not None for note in explained) and (
             word_support(sentence, cited_text, asked) >= MIN_SUPPORT
@@ -138,6 +150,12 @@ def verify(
         computed=tuple(dict.fromkeys(computed)),
         withdrawn=tuple(withdrawn),
     )
+
+
+def _written_year(year: str) -> re.Pattern[str]:
+    """A year as sources write it: 2018, "2 0 1 8" (PDF letter spacing), FY18, '18."""
+    spaced = r"\s?".join(year)
+    return re.compile(rf"(?<!\d){spaced}(?!\d)|(?:FY|')\s?{year[2:]}(?!\d)", re.IGNORECASE)
 
 
 def _only_refusal(text: str) -> bool:
