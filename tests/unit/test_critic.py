@@ -17,6 +17,13 @@ def sql(query: str, result: str) -> ToolOutcome:
     return ToolOutcome("sql", {"query": query}, True, result, backing=(ROWS,))
 
 
+def calculation(expression: str, shown: str, backing: Chunk = ROWS) -> ToolOutcome:
+    """The calculator's outcome for `expression`, written out as `shown`."""
+    return ToolOutcome(
+        "calculator", {"expression": expression}, True, shown, formula=shown, backing=(backing,)
+    )
+
+
 def test_an_empty_or_null_result_is_repaired() -> None:
     assert (
         review("How many ducks?", sql("SELECT SUM(ducks) FROM t", "sum(ducks) = NULL"), []).verdict
@@ -45,39 +52,18 @@ def test_a_fitting_query_is_accepted() -> None:
 
 
 def test_a_percentage_needs_a_division() -> None:
-    added = ToolOutcome(
-        "calculator",
-        {"expression": "120 + 255"},
-        True,
-        "120 + 255 = 375",
-        formula="120 + 255 = 375",
-        backing=(ROWS,),
-    )
+    added = calculation("120 + 255", "120 + 255 = 375")
     assert review("What percentage of ducks were counted in 2019?", added, []).verdict == "repair"
 
 
 def test_operands_from_passages_about_something_else_are_repaired() -> None:
     other = Chunk("o", "s2", "/d/cars.pdf", "Cars sold: 55 and 33.", Locator(page=2))
-    calc = ToolOutcome(
-        "calculator",
-        {"expression": "55 - 33"},
-        True,
-        "55 − 33 = 22",
-        formula="55 − 33 = 22",
-        backing=(other,),
-    )
+    calc = calculation("55 - 33", "55 − 33 = 22", other)
     assert review("By how much did the duck count change?", calc, []).verdict == "repair"
 
 
 def test_a_source_number_shifted_by_a_constant_is_not_a_calculation() -> None:
-    shifted = ToolOutcome(
-        "calculator",
-        {"expression": "2019 - 1"},
-        True,
-        "2019 − 1 = 2018",
-        formula="2019 − 1 = 2018",
-        backing=(ROWS,),
-    )
+    shifted = calculation("2019 - 1", "2019 − 1 = 2018")
     assert review("How many ducks were seen in 2018?", shifted, []).verdict == "discard"
 
 
@@ -89,14 +75,7 @@ def test_an_implausible_result_is_discarded() -> None:
 
 
 def test_a_percentage_change_in_parentheses_is_a_calculation() -> None:
-    change = ToolOutcome(
-        "calculator",
-        {"expression": "(680 - 774) / 774 * 100"},
-        True,
-        "(680 − 774) ÷ 774 × 100 = -12.14",
-        formula="(680 − 774) ÷ 774 × 100 = -12.14",
-        backing=(ROWS,),
-    )
+    change = calculation("(680 - 774) / 774 * 100", "(680 − 774) ÷ 774 × 100 = -12.14")
     assert review("What was the percentage change of the ducks?", change, []).verdict == "accept"
 
 
