@@ -92,11 +92,8 @@ def verify(
     known_anywhere = _numbers([*everything, question])
     # A year the question names that no evidence writes: a reply restating it presumes what the
     # sources do not show ("How many ducks in 2018?" over a table of 2019 to 2024).
-    unseen = [
-        year
-        for year in dict.fromkeys(_YEAR.findall(question))
-        if not any(_written_year(year).search(t) for t in everything)
-    ]
+    asked_years = [_written_year(year) for year in dict.fromkeys(_YEAR.findall(question))]
+    unseen = [year for year in asked_years if not any(year.search(t) for t in everything)]
     kept: list[str] = []
     gaps: list[str] = []
     withdrawn: list[str] = []
@@ -109,7 +106,7 @@ def verify(
             continue
         if not written and not claims(sentence):
             continue  # talk about the sources ("This can be found in [1].") states nothing
-        if any(_written_year(year).search(sentence) for year in unseen):
+        if any(year.search(sentence) for year in unseen):
             withdrawn.append(sentence)
             claims_withdrawn = True
             continue
