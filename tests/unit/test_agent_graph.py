@@ -150,10 +150,12 @@ def test_a_tool_that_keeps_failing_is_set_aside_and_the_question_still_answered(
 
 
 def test_corrupted_arguments_are_caught_by_the_critic_and_repaired(tmp_path: Path) -> None:
+    """A condition that compares two columns and keeps no row: the model is told, repairs it."""
+    wrong_column = "WHERE freshwater_ducks > year"
     agent, chat = make_agent(
         tmp_path,
         [
-            sql("SELECT SUM(freshwater_ducks) AS total FROM duck_observations WHERE year = '1850'"),
+            sql(f"SELECT SUM(freshwater_ducks) AS total FROM duck_observations {wrong_column}"),
             sql("SELECT SUM(freshwater_ducks) AS total FROM duck_observations"),
             "405 freshwater ducks were observed in total [1].",
         ],
@@ -382,3 +384,40 @@ def test_queries_that_find_no_rows_lead_to_a_refusal_not_another_tool(tmp_path: 
     assert steps_named(trace, "tool") == ["sql: no rows"] * 2
     assert "found no rows" in chat.asked[-1][0][-1].content
     assert answer.refused and answer.model_calls == 4
+
+
+def test_a_failing_query_filtered_on_values_the_question_never_names_is_rerun_without(
+    tmp_path: Path,
+) -> None:
+    """A small model copies example rows into the WHERE clause; code drops those conditions
+    (no model call), keeps the first attempt in the trace and cites the cells summed."""
+    agent, _chat = make_agent(
+        tmp_path,
+        [
+            sql(
+                "SELECT SUM(freshwater_ducks) FROM duck_observations "
+                "WHERE year LIKE '2019' AND freshwater_ducks LIKE '120'"
+            ),
+            "In total 405 freshwater ducks were observed [1].",
+        ],
+    )
+    answer, trace = ask(agent, "How many freshwater ducks were observed in total?", "aggregate")
+    tools = steps_named(trace, "tool")
+    assert tools[0].startswith("sql: failed") and tools[-1].endswith("= 405")
+    assert any("names no value of" in s for s in steps_named(trace, "critic"))
+    assert "405" in answer.text and answer.citations[0].chunk.locator.cells == "C5:C7"
+    assert answer.model_calls == 2
+
+
+def test_a_filter_the_question_names_is_never_dropped(tmp_path: Path) -> None:
+    """2018 is asked for: the query that finds no 2018 row is not rerun over every year."""
+    agent, _chat = make_agent(
+        tmp_path,
+        [sql("SELECT freshwater_ducks FROM duck_observations WHERE year = '2018'")] * 2
+        + [json.dumps({"answer": "", "found": "", "next_search": ""})]
+        + ["I cannot find this."],
+        tool_retries=2,
+    )
+    _answer, trace = ask(agent, "How many freshwater ducks were observed in 2018?", "aggregate")
+    assert steps_named(trace, "tool") == ["sql: no rows"] * 2
+    assert not any("names no value" in s for s in steps_named(trace, "critic"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from polyrag.agent.critic import review
+from polyrag.agent.critic import drop_unnamed_filters, review
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.types import Chunk, Locator
 
@@ -87,3 +87,23 @@ def test_which_year_wants_a_year_not_a_figure() -> None:
         "period = 2018",
     )
     assert review("In which year were the most ducks counted?", year, []).verdict == "accept"
+
+
+def test_filters_on_values_the_question_never_names_are_dropped() -> None:
+    question = "What is the sum of col-4 in the first table of Sheet2?"
+    query = "SELECT SUM(col_4) FROM sheet2 WHERE col_1 LIKE '2' AND col_2 = 4"
+    assert drop_unnamed_filters(question, query) == (
+        "SELECT SUM(col_4) FROM sheet2",
+        ["col_1 LIKE '2'", "col_2 = 4"],
+    )
+
+
+def test_filters_the_question_names_are_kept() -> None:
+    kept = "SELECT n FROM t WHERE year = 2019 AND kind ILIKE '%duck%' AND period = 'FY2019'"
+    assert drop_unnamed_filters("How many ducks in fiscal 2019?", kept) is None
+    mixed = "SELECT n FROM t WHERE year = 2019 AND kind ILIKE '%geese%'"
+    assert drop_unnamed_filters("How many ducks in 2019?", mixed) == (
+        "SELECT n FROM t WHERE year = 2019",
+        ["kind ILIKE '%geese%'"],
+    )
+    assert drop_unnamed_filters("total?", "SELEC nonsense (") is None

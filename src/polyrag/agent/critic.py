@@ -12,6 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import sqlglot
+from sqlglot import exp
+
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.agent.tools.calculator import FREE_CONSTANTS
 from polyrag.answer.evidence import content_words
@@ -21,6 +24,7 @@ from polyrag.types import Chunk
 Verdict = Literal["accept", "repair", "discard"]
 _TOTAL_ROW = re.compile(r"^\s*(?:grand\s+)?(?:sub)?totals?\b|^\s*sum\b|^\s*all\b", re.IGNORECASE)
 _SUM = re.compile(r"\b(?:sum|avg|count|mean)\s*\(", re.IGNORECASE)
+_TOKEN = re.compile(r"[a-z0-9]+(?:[-.'][a-z0-9]+)*")
 _PERCENT = re.compile(r"\bpercent|%|per cent", re.IGNORECASE)
 _GENERIC = frozenset(
     {
@@ -95,6 +99,55 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
     if any(abs(n) > MAX_PLAUSIBLE for n in numbers_in_text(first_line)):
         return Review("discard", "the result is implausibly large")
     return Review("accept", "the query answered from the rows the question names")
+
+
+def drop_unnamed_filters(question: str, query: str) -> tuple[str, list[str]] | None:
+    """The query without the WHERE conditions whose values the question never names, and the
+    conditions dropped; None when every condition's values are named (or the query does not
+    parse). A small model adds filters it reads off the example rows ("col_1 LIKE '2'"); when
+    such a query fails or finds nothing, the question's own filters are all it should keep."""
+    try:
+        tree = sqlglot.parse_one(query, read="duckdb")
+    except sqlglot.errors.SqlglotError:
+        return None
+    named = _named_words(question)
+    dropped: list[str] = []
+    for select in tree.find_all(exp.Select):
+        where = select.args.get("where")
+        if where is None:
+            continue
+        condition = where.this
+        parts = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+        kept = []
+        for part in parts:
+            values = [str(v.this) for v in part.find_all(exp.Literal)]
+            if values and not any(_is_named(v, named) for v in values):
+                dropped.append(part.sql(dialect="duckdb"))
+            else:
+                kept.append(part)
+        if len(kept) < len(parts):
+            select.set("where", exp.Where(this=exp.and_(*kept)) if kept else None)
+    if not dropped:
+        return None
+    return tree.sql(dialect="duckdb"), dropped
+
+
+def _named_words(question: str) -> set[str]:
+    words = set(_TOKEN.findall(question.lower()))
+    return words | {w.rstrip("s") for w in words} | set(re.findall(r"\d{2,}", question))
+
+
+def _is_named(value: str, named: set[str]) -> bool:
+    """Whether every word of a literal (ILIKE wildcards aside) is a word of the question."""
+    words = _TOKEN.findall(value.lower().replace("%", " "))
+    if not words:
+        return True  # an empty string or bare wildcard filters nothing the question names
+    for word in words:
+        digits = re.findall(r"\d{2,}", word)
+        if word in named or word.rstrip("s") in named or (digits and set(digits) <= named):
+            continue
+        return False
+    return True
 
 
 def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[Chunk]) -> Review:

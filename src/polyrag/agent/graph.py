@@ -626,7 +626,8 @@ class Agent:
                     question=question,
                     feedback=note,
                 )
-                return self.toolbox.call("sql", {"query": query.sql}, context)
+                outcome = self.toolbox.call("sql", {"query": query.sql}, context)
+                return self._without_unnamed_filters(question, outcome, context, run)
             if tool == "calculator":
                 evidence = self._evidence_for(state, hits, run, quiet=True)
                 expression = decide(
@@ -659,6 +660,29 @@ class Agent:
             return ToolOutcome(
                 tool, {}, False, error=f"no arguments from the model: {error.one_line()}"
             )
+
+    def _without_unnamed_filters(
+        self, question: str, outcome: ToolOutcome, context: ToolContext, run: Run
+    ) -> ToolOutcome:
+        """A query that failed or found nothing, run again by code without the WHERE
+        conditions on values the question never names; the first attempt stays in the trace."""
+        if outcome.ok and not critic.found_nothing(outcome.result):
+            return outcome
+        repaired = critic.drop_unnamed_filters(question, str(outcome.arguments.get("query", "")))
+        if repaired is None:
+            return outcome
+        query, dropped = repaired
+        again = self.toolbox.call("sql", {"query": query}, context)
+        if not again.ok or critic.found_nothing(again.result):
+            return outcome
+        first = outcome.result.split("\n")[0] if outcome.ok else f"failed — {outcome.error}"
+        run.trace.add("tool", f"sql: {first}", outcome.to_dict())
+        run.trace.add(
+            "critic",
+            "repair: the question names no value of " + "; ".join(dropped) + ", so it ran without",
+            {"verdict": "repair", "dropped": dropped, "query": query},
+        )
+        return again
 
     def _database(self, run: Run, hits: Sequence[Hit]) -> TableDatabase | None:
         if not run.tables_loaded:
