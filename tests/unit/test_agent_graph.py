@@ -352,6 +352,40 @@ def test_an_answer_cites_the_passage_that_links_it_to_the_question() -> None:
     assert with_chain(answer, evidence, unrelated).citations == answer.citations
 
 
+def test_an_answer_cites_the_passage_its_description_comes_from() -> None:
+    from polyrag.agent.grounding import with_coverage
+    from polyrag.answer.evidence import Evidence
+    from polyrag.types import Answer, Citation
+
+    person = Chunk(
+        "e1",
+        "fateh",
+        "/docs/Eenasul_Fateh.md",
+        "Eenasul Fateh, known by his stage name Aladin, is a former consultant.",
+        Locator(),
+    )
+    practice = Chunk(
+        "m1",
+        "consulting",
+        "/docs/Management_consulting.md",
+        "Management consulting is the practice of helping organizations to improve "
+        "their performance.",
+        Locator(),
+    )
+    other = Chunk("x1", "magic", "/docs/Magic.md", "Magicians improve with practice.", Locator())
+    evidence = [Evidence(1, person, person.text), Evidence(2, other, other.text),
+                Evidence(3, practice, practice.text)]  # fmt: skip
+    answer = Answer("q", "Eenasul Fateh [1].", False, (Citation(1, person),), "m", {})
+    question = (
+        "Who was known by his stage name Aladin and helped organizations improve their "
+        "performance as a consultant?"
+    )
+    described = with_coverage(answer, evidence, question)
+    assert [c.chunk.chunk_id for c in described.citations] == ["e1", "m1"]
+    covered = "Who was known by his stage name Aladin?"  # the cited passage says it all
+    assert with_coverage(answer, evidence, covered).citations == answer.citations
+
+
 def test_a_not_helpful_verdict_asks_back_and_the_reply_is_answered(tmp_path: Path) -> None:
     enough = json.dumps({"answer": "180 EUR", "found": "", "next_search": ""})
     agent, _ = make_agent(tmp_path, [enough, "The hotel cap is 180 EUR [1]."])

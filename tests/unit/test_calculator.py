@@ -18,6 +18,12 @@ def test_thousands_separators_and_signs_are_understood() -> None:
     assert calculate("-1373 + 1577", [1577, -1373]).value == 204
 
 
+def test_a_json_brace_left_inside_the_expression_is_dropped() -> None:
+    assert calculate("(1577 - 1373)}", [1577, 1373]).value == 204
+    with pytest.raises(CalculationError):
+        calculate("{1577 - 1373}", [1577, 1373])
+
+
 def test_an_operand_not_in_the_evidence_is_refused() -> None:
     with pytest.raises(CalculationError, match="999 is not a number of the sources"):
         calculate("1577 - 999", [1577, 1373])

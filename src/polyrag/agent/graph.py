@@ -44,7 +44,7 @@ from polyrag.agent.decisions import (
     YesNo,
     decide,
 )
-from polyrag.agent.grounding import derived, with_bridges, with_chain
+from polyrag.agent.grounding import derived, with_bridges, with_chain, with_coverage
 from polyrag.agent.questions import (
     ambiguous,
     bridge_searches,
@@ -531,9 +531,10 @@ class Agent:
             standalone=question,
             thread=run.thread,
         )
-        if state.get("kind") in ("multihop", "compare", "lookup") and not answer.refused:
+        if state.get("kind") in ("multihop", "compare", "compute", "lookup") and not answer.refused:
             answer = with_bridges(answer, evidence, state)
             answer = with_chain(answer, evidence, question)
+            answer = with_coverage(answer, evidence, question)
         if _YES_NO.match(question) and not answer.refused:
             answer = self._yes_or_no(run, question, evidence, answer)
         return answer

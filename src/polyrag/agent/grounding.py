@@ -87,6 +87,37 @@ def with_chain(answer: Answer, evidence: Sequence[Evidence], question: str) -> A
     return replace(answer, citations=(*answer.citations, extra))
 
 
+def with_coverage(answer: Answer, evidence: Sequence[Evidence], question: str) -> Answer:
+    """When the question describes something the cited passages never say ("helped
+    organizations improve their performance", "companion books … enslaved worlds"), also cite
+    the one passage of another source that says most of it: the answer was picked because it
+    fits that description, and the reader should see where the description comes from."""
+    if not answer.citations:
+        return answer
+    cited_ids = {c.chunk.chunk_id for c in answer.citations}
+    cited_sources = {c.chunk.source_id for c in answer.citations}
+    said = _stems(" ".join(c.chunk.text for c in answer.citations))
+    missing = _stems(question) - said
+    if len(missing) < 2:
+        return answer
+    best: tuple[int, Evidence] | None = None
+    for item in evidence:
+        chunk = item.chunk
+        if chunk.chunk_id in cited_ids or chunk.source_id in cited_sources or item.derived:
+            continue
+        covers = len(missing & _stems(chunk.text))
+        if covers >= max(2, len(missing) / 2) and (best is None or covers > best[0]):
+            best = (covers, item)
+    if best is None:
+        return answer
+    return replace(answer, citations=(*answer.citations, Citation(best[1].n, best[1].chunk)))
+
+
+def _stems(text: str) -> set[str]:
+    """Content words cut to their first five letters, so "helped" meets "helping"."""
+    return {word[:5] for word in content_words(text) if not word.isdigit()}
+
+
 def _names_in(text: str) -> set[str]:
     """The capitalised names of a text, lower-cased."""
     return {name.lower() for name in names_in(text)}

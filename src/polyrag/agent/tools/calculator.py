@@ -60,6 +60,8 @@ def calculate(expression: str, known: Sequence[float]) -> Calculation:
     text = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), expression.strip())
     text = text.replace("×", "*").replace("÷", "/").replace("−", "-").replace("^", "**")
     text = text.rstrip("=").strip()
+    if "{" not in text:  # a small model closes its JSON inside the string: "(3/4)*100}"
+        text = text.rstrip("}").strip()
     if not text or len(text) > MAX_LENGTH:
         raise CalculationError("the expression is empty or too long")
     try:
