@@ -386,6 +386,20 @@ def test_an_answer_cites_the_passage_its_description_comes_from() -> None:
     assert with_coverage(answer, evidence, covered).citations == answer.citations
 
 
+def test_a_search_for_a_name_puts_the_page_titled_so_first() -> None:
+    from polyrag.agent.steps import titled_first
+
+    def hit(name: str, heading: str = "") -> Hit:
+        locator = Locator(heading_path=(heading,)) if heading else Locator()
+        return Hit(Chunk(name, name, f"/docs/{name}.md", "text", locator), 1.0)
+
+    footballer, photographer = hit("Kenton_Richardson"), hit("Terry_Richardson")
+    section = hit("notes", heading="Terry Richardson")
+    found = titled_first("Terry Richardson", [footballer, section, photographer])
+    assert [h.chunk.chunk_id for h in found] == ["notes", "Terry_Richardson", "Kenton_Richardson"]
+    assert titled_first("Richardson", [footballer, photographer]) == [footballer, photographer]
+
+
 def test_a_not_helpful_verdict_asks_back_and_the_reply_is_answered(tmp_path: Path) -> None:
     enough = json.dumps({"answer": "180 EUR", "found": "", "next_search": ""})
     agent, _ = make_agent(tmp_path, [enough, "The hotel cap is 180 EUR [1]."])

@@ -7,6 +7,7 @@ tools. A step never decides the control flow; the caller does.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -88,7 +89,7 @@ class Steps:
             result, joined = self.router.search(query, k=k, where=where)
         else:
             result = self.retriever.search(query, k=k, where=where)
-        hits = result.hits
+        hits = titled_first(query, result.hits)
         trace.mark("retrieval")
         shown = [
             {
@@ -244,6 +245,26 @@ class Steps:
             started,
         )
         return verdict
+
+
+def titled_first(query: str, hits: Sequence[Hit]) -> list[Hit]:
+    """Hits whose document or section is titled exactly what was searched come first: a search
+    for "Terry Richardson" wants his own page before a footballer named Kenton Terry Richardson
+    whose short page matches the words better."""
+    wanted = _plain(query)
+    titled = [h for h in hits if wanted and _plain(_title(h)) == wanted]
+    if not titled or titled[0] is hits[0]:
+        return list(hits)
+    return titled + [h for h in hits if h not in titled]
+
+
+def _title(hit: Hit) -> str:
+    path = hit.chunk.locator.heading_path
+    return path[0] if path else Path(hit.chunk.path).stem
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[\W_]+", " ", text).casefold().split())
 
 
 def _rounded(timings: dict[str, float]) -> dict[str, float]:
