@@ -106,7 +106,7 @@ def with_coverage(answer: Answer, evidence: Sequence[Evidence], question: str) -
         if chunk.chunk_id in cited_ids or chunk.source_id in cited_sources or item.derived:
             continue
         covers = len(missing & _stems(chunk.text))
-        if covers >= max(2, len(missing) / 2) and (best is None or covers > best[0]):
+        if covers >= max(2, len(missing) / 3) and (best is None or covers > best[0]):
             best = (covers, item)
     if best is None:
         return answer
