@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from polyrag.eval.answer_metrics import (
+    correct,
     exact_match,
     mean_std,
     normalize_answer,
@@ -125,6 +126,21 @@ def fake_embed(texts: Sequence[str]) -> np.ndarray:
         "zero": [0.0, 0.0],
     }
     return np.array([table[text] for text in texts])
+
+
+@pytest.mark.parametrize(
+    ("prediction", "golds", "expected"),
+    [
+        ("In 2019, the fewest ducks were seen: 120.", ["2019"], 1.0),  # the year asked for
+        ("In 2020, the fewest ducks were seen: 120.", ["2019"], 0.0),
+        ("In FY2018 it was 1,577 million.", ["FY2018: 1,577"], 1.0),  # the figure, not the year
+        ("In FY2018 it was 1,373 million.", ["FY2018: 1,577"], 0.0),
+        ("It was the North Atlantic Conference.", ["the North Atlantic Conference"], 1.0),
+        ("", ["2019"], 0.0),
+    ],
+)
+def test_correct(prediction: str, golds: list[str], expected: float) -> None:
+    assert correct(prediction, golds) == expected
 
 
 def test_semantic_similarity_is_the_best_cosine() -> None:

@@ -164,9 +164,14 @@ def correct(prediction: str, golds: Sequence[str], rel_tol: float = 0.01) -> flo
     answer's tokens."""
     if not prediction.strip():
         return 0.0
-    gold_numbers = _without_years([n for gold in golds for n in numbers_in(gold)])
+    every_gold = [n for gold in golds for n in numbers_in(gold)]
+    gold_numbers = _without_years(every_gold)
     if gold_numbers:
-        predicted = _without_years(numbers_in(prediction)) or numbers_in(prediction)
+        # A year asked for ("in which year…") is looked for among the reply's years too.
+        asked_year = len(gold_numbers) == len(every_gold) and all(map(_is_year, gold_numbers))
+        predicted = numbers_in(prediction) if asked_year else _without_years(numbers_in(prediction))
+        if asked_year:  # 2020 is not "within 1%" of 2019
+            return 1.0 if set(predicted) & set(gold_numbers) else 0.0
         hit = any(
             _same_quantity(p, g, rel_tol, ignore_sign=True) for p in predicted for g in gold_numbers
         )
@@ -176,8 +181,12 @@ def correct(prediction: str, golds: Sequence[str], rel_tol: float = 0.01) -> flo
 
 def _without_years(numbers: Sequence[float]) -> list[float]:
     """The numbers that are not years (1900–2100, whole); all of them if that leaves none."""
-    kept = [n for n in numbers if not (n == int(n) and 1900 <= n <= 2100)]
+    kept = [n for n in numbers if not _is_year(n)]
     return kept or list(numbers)
+
+
+def _is_year(number: float) -> bool:
+    return number == int(number) and 1900 <= number <= 2100
 
 
 def _same_quantity(first: float, second: float, rel_tol: float, ignore_sign: bool) -> bool:
