@@ -469,3 +469,23 @@ def test_a_filter_the_question_names_is_never_dropped(tmp_path: Path) -> None:
     _answer, trace = ask(agent, "How many freshwater ducks were observed in 2018?", "aggregate")
     assert steps_named(trace, "tool") == ["sql: no rows"] * 2
     assert not any("names no value" in s for s in steps_named(trace, "critic"))
+
+
+def test_a_query_plainly_off_is_repaired_by_code_before_it_runs(tmp_path: Path) -> None:
+    """An idle join multiplies rows and COUNT counts them; code drops the join and adds the
+    column up, and says so in the trace."""
+    agent, _chat = make_agent(
+        tmp_path,
+        [
+            sql(
+                "SELECT COUNT(T1.freshwater_ducks) FROM duck_observations AS T1 "
+                "JOIN duck_observations AS T2 ON T1.year = '2021'"
+            ),
+            "150 freshwater ducks were observed in 2021 [1].",
+        ],
+    )
+    answer, trace = ask(agent, "How many freshwater ducks were observed in 2021?", "aggregate")
+    assert steps_named(trace, "tool") == ["sql: sum(T1.freshwater_ducks) = 150"]
+    (repair,) = [s for s in steps_named(trace, "critic") if s.startswith("repair")]
+    assert "dropped the join" in repair and "added up freshwater_ducks" in repair
+    assert answer.citations[0].chunk.locator.cells == "B7:C7"  # the year and its count

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from polyrag.agent.critic import drop_unnamed_filters, review
+from polyrag.agent.critic import (
+    drop_idle_joins,
+    drop_unnamed_filters,
+    found_nothing,
+    review,
+    summed_not_counted,
+)
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.types import Chunk, Locator
 
@@ -107,3 +113,31 @@ def test_filters_the_question_names_are_kept() -> None:
         ["kind ILIKE '%geese%'"],
     )
     assert drop_unnamed_filters("total?", "SELEC nonsense (") is None
+
+
+def test_a_joined_table_nothing_reads_is_dropped_and_its_condition_kept() -> None:
+    query = (
+        "SELECT COUNT(T1.cups) FROM cups AS T1 JOIN sales AS T2 ON T1.location ILIKE 'TOR' "
+        "WHERE T1.team = 'Leafs'"
+    )
+    assert drop_idle_joins(query) == (
+        "SELECT COUNT(T1.cups) FROM cups AS T1 WHERE T1.team = 'Leafs' AND T1.location ILIKE 'TOR'",
+        ["sales"],
+    )
+    assert drop_idle_joins("SELECT a.x, b.y FROM a JOIN b ON a.id = b.id") is None
+    assert drop_idle_joins("SELECT SUM(x) FROM a JOIN b ON a.id = b.id") is None  # unqualified
+
+
+def test_how_many_of_a_column_adds_it_up() -> None:
+    counted = "SELECT COUNT(stanley_cups) FROM cups WHERE team ILIKE '%Leafs%'"
+    assert summed_not_counted("How many Stanley Cups have the Leafs won?", counted) == (
+        "SELECT SUM(stanley_cups) FROM cups WHERE team ILIKE '%Leafs%'",
+        ["stanley_cups"],
+    )
+    assert summed_not_counted("How many teams are listed?", counted) is None
+    assert summed_not_counted("How many rows?", "SELECT COUNT(*) FROM cups") is None
+
+
+def test_a_count_of_none_found_nothing() -> None:
+    assert found_nothing("count_star() = 0") and found_nothing("count(team) = 0")
+    assert not found_nothing("sum(cups) = 0") and not found_nothing("count(team) = 3")

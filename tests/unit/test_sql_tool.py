@@ -77,6 +77,13 @@ def test_a_difference_of_two_lookups_cites_just_those_rows(database: TableDataba
     assert result.cited[0].cells() == "B8:C9"
 
 
+def test_a_condition_on_a_table_alias_cites_just_its_rows(database: TableDatabase) -> None:
+    result = database.run(
+        "SELECT SUM(T1.freshwater_ducks) FROM duck_observations AS T1 WHERE T1.year = '2021'"
+    )
+    assert result.cited[0].cells() == "B7:C7"
+
+
 def test_accounting_numbers_become_numbers(database: TableDatabase) -> None:
     result = database.run("SELECT y2019 - y2018 AS d FROM table_3 WHERE column_1 ILIKE '%cost%'")
     assert result.text() == "d = -204"

@@ -24,6 +24,7 @@ from polyrag.types import Chunk
 Verdict = Literal["accept", "repair", "discard"]
 _TOTAL_ROW = re.compile(r"^\s*(?:grand\s+)?(?:sub)?totals?\b|^\s*sum\b|^\s*all\b", re.IGNORECASE)
 _SUM = re.compile(r"\b(?:sum|avg|count|mean)\s*\(", re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow many ((?:[\w'-]+ ?){1,4})", re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-.'][a-z0-9]+)*")
 _PERCENT = re.compile(r"\bpercent|%|per cent", re.IGNORECASE)
 _GENERIC = frozenset(
@@ -59,10 +60,12 @@ def review(question: str, outcome: ToolOutcome, passages: Sequence[Chunk]) -> Re
 
 
 def found_nothing(result: str) -> bool:
-    """A query's result with no rows, or only NULLs (an aggregate over no rows)."""
+    """A query's result with no rows, only NULLs (an aggregate over no rows) or a count of
+    none: the rows the question is about are not in the table."""
     first_line = result.split("\n", 1)[0]
     return first_line == "no rows" or bool(
         re.fullmatch(r"[^=]+ = NULL(?:, [^=]+ = NULL)*", first_line)
+        or re.fullmatch(r"count(?:_star)?\([^=]*\) = 0", first_line, re.IGNORECASE)
     )
 
 
@@ -130,6 +133,72 @@ def drop_unnamed_filters(question: str, query: str) -> tuple[str, list[str]] | N
     if not dropped:
         return None
     return tree.sql(dialect="duckdb"), dropped
+
+
+def drop_idle_joins(query: str) -> tuple[str, list[str]] | None:
+    """The query without the joined tables nothing reads (a small model joins an unrelated
+    table on a condition about the first one, multiplying its rows), and the tables dropped;
+    a dropped join's condition on the other tables becomes part of the WHERE. None when every
+    joined table is used, a column is unqualified, or the query does not parse."""
+    try:
+        tree = sqlglot.parse_one(query, read="duckdb")
+    except sqlglot.errors.SqlglotError:
+        return None
+    dropped: list[str] = []
+    for select in tree.find_all(exp.Select):
+        joins = list(select.args.get("joins") or [])
+        columns = [c for c in select.find_all(exp.Column) if c.find_ancestor(exp.Select) is select]
+        if not joins or any(not c.table for c in columns):
+            continue
+        kept = []
+        for join in joins:
+            names = {join.this.alias_or_name, join.this.name}
+            condition = join.args.get("on")
+            used = any(
+                c.table in names and not (condition and c.find_ancestor(exp.Join) is join)
+                for c in columns
+            )
+            if used or (
+                condition and any(c.table in names for c in condition.find_all(exp.Column))
+            ):
+                kept.append(join)
+                continue
+            dropped.append(join.this.name)
+            if condition is not None:
+                where = select.args.get("where")
+                both = exp.and_(where.this, condition) if where is not None else condition
+                select.set("where", exp.Where(this=both))
+        if len(kept) < len(joins):
+            select.set("joins", kept or None)
+    if not dropped:
+        return None
+    return tree.sql(dialect="duckdb"), dropped
+
+
+def summed_not_counted(question: str, query: str) -> tuple[str, list[str]] | None:
+    """ "How many Stanley Cups …" over a column of Stanley Cups wants the column's figures
+    added up, not its rows counted: COUNT(column) becomes SUM(column) when the words after
+    "how many" name that column. Returns the query and the columns, or None."""
+    asked = _HOW_MANY.search(question)
+    if asked is None:
+        return None
+    try:
+        tree = sqlglot.parse_one(query, read="duckdb")
+    except sqlglot.errors.SqlglotError:
+        return None
+    wanted = _named_words(asked.group(1))
+    changed: list[str] = []
+    for count in list(tree.find_all(exp.Count)):
+        column = count.this
+        if not isinstance(column, exp.Column) or count.args.get("distinct"):
+            continue
+        words = set(_TOKEN.findall(column.name.lower().replace("_", " ")))
+        if words and all(w in wanted or w.rstrip("s") in wanted for w in words):
+            count.replace(exp.Sum(this=column.copy()))
+            changed.append(column.name)
+    if not changed:
+        return None
+    return tree.sql(dialect="duckdb"), changed
 
 
 def _named_words(question: str) -> set[str]:

@@ -627,7 +627,7 @@ class Agent:
                     question=question,
                     feedback=note,
                 )
-                outcome = self.toolbox.call("sql", {"query": query.sql}, context)
+                outcome = self._run_sql(question, query.sql, context, run)
                 return self._without_unnamed_filters(question, outcome, context, run)
             if tool == "calculator":
                 evidence = self._evidence_for(state, hits, run, quiet=True)
@@ -661,6 +661,30 @@ class Agent:
             return ToolOutcome(
                 tool, {}, False, error=f"no arguments from the model: {error.one_line()}"
             )
+
+    def _run_sql(self, question: str, query: str, context: ToolContext, run: Run) -> ToolOutcome:
+        """The model's query, first repaired by code where it is plainly off: a joined table
+        nothing reads is dropped, and "how many <column>" adds the column up instead of
+        counting its rows. A repaired query that fails gives way to the query as written."""
+        repaired, notes = query, []
+        joins = critic.drop_idle_joins(repaired)
+        if joins is not None:
+            repaired = joins[0]
+            notes.append("dropped the join of " + ", ".join(joins[1]) + " (nothing of it is read)")
+        summed = critic.summed_not_counted(question, repaired)
+        if summed is not None:
+            repaired = summed[0]
+            notes.append("added up " + ", ".join(summed[1]) + " instead of counting its rows")
+        if notes:
+            outcome = self.toolbox.call("sql", {"query": repaired}, context)
+            if outcome.ok:
+                run.trace.add(
+                    "critic",
+                    "repair: " + "; ".join(notes),
+                    {"verdict": "repair", "written": query, "query": repaired},
+                )
+                return outcome
+        return self.toolbox.call("sql", {"query": query}, context)
 
     def _without_unnamed_filters(
         self, question: str, outcome: ToolOutcome, context: ToolContext, run: Run

@@ -298,6 +298,8 @@ class TableDatabase:
             (name,) = names
             where = select.args.get("where")
             condition = f" {where.sql(dialect='duckdb')}" if where is not None else ""
+            if read[0].alias:  # the condition names the table by its alias ("T1.location")
+                condition = f' AS "{read[0].alias}"{condition}'
             try:
                 kept = self._row_numbers(name, condition)
             except SqlError:  # a condition that needs the outer query: count every row
