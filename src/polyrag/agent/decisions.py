@@ -7,6 +7,7 @@ caller treats like any other failed step: the agent falls back to its fixed orde
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
@@ -65,10 +66,13 @@ def decide(
 ) -> M:
     """Ask the prompt `agent/prompts/<name>.txt` and return its validated JSON reply."""
     started = now()
-    messages = [Message("user", prompt(name, "polyrag.agent").format(**fields))]
+    text = prompt(name, "polyrag.agent").format(**fields)
+    messages = [Message("user", text)]
     trace.model_calls += 1
     schema = model.model_json_schema()
     reply = ask_json(chat, messages, max_tokens=max_tokens, attempts=1, schema=schema)
+    if isinstance(reply, dict):
+        reply = _without_placeholders(reply, text)
     try:
         decided = model.model_validate(reply)
     except ValidationError as error:
@@ -76,6 +80,22 @@ def decide(
         raise MalformedReplyError(f"{name}: {problem['msg']} in {reply!r:.120}") from None
     trace.add(f"decide:{name}", _summary(decided), decided.model_dump(), started)
     return decided
+
+
+def _without_placeholders(reply: dict[str, Any], text: str) -> dict[str, Any]:
+    """A small model sometimes copies the prompt's example back ("next_search": "a short
+    search phrase, or empty"): such a field counts as not given (left to its default, or
+    missing, which the validation then reports)."""
+    shown = _PLACEHOLDER.findall(text.rsplit("Reply as JSON:", 1)[-1])
+    echoed = {key for key, example in shown if _same(reply.get(key), example)}
+    return {key: value for key, value in reply.items() if key not in echoed}
+
+
+def _same(value: Any, example: str) -> bool:
+    return isinstance(value, str) and value.strip().casefold() == example.strip().casefold()
+
+
+_PLACEHOLDER = re.compile(r'"(\w+)": "([^"]*)"(?=\s*[,}])')  # not a choice: "yes" | "no"
 
 
 def _summary(decided: BaseModel) -> str:
