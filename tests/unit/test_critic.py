@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from polyrag.agent.critic import (
     drop_idle_joins,
     drop_unnamed_filters,
     found_nothing,
     review,
     summed_not_counted,
+    totals_per_label,
 )
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.types import Chunk, Locator
@@ -141,3 +144,28 @@ def test_how_many_of_a_column_adds_it_up() -> None:
 def test_a_count_of_none_found_nothing() -> None:
     assert found_nothing("count_star() = 0") and found_nothing("count(team) = 0")
     assert not found_nothing("sum(cups) = 0") and not found_nothing("count(team) = 3")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT product FROM sales WHERE revenue = (SELECT MAX(revenue) FROM sales)",
+        "SELECT product, revenue FROM sales ORDER BY revenue DESC LIMIT 1",
+    ],
+)
+def test_which_label_has_the_most_compares_totals_when_labels_repeat(query: str) -> None:
+    assert totals_per_label(query, lambda table, column: True) == (
+        'SELECT "product", SUM("revenue") AS total FROM "sales" GROUP BY "product" '
+        "ORDER BY total DESC LIMIT 1",
+        "product",
+    )
+    assert totals_per_label(query, lambda table, column: False) is None  # one row per product
+
+
+def test_the_smallest_total_keeps_the_other_conditions() -> None:
+    query = "SELECT region FROM sales WHERE year = 2024 ORDER BY revenue LIMIT 1"
+    grouped = totals_per_label(query, lambda table, column: column == "region")
+    assert grouped is not None
+    assert grouped[0].endswith('WHERE year = 2024 GROUP BY "region" ORDER BY total ASC LIMIT 1')
+    grouped_already = "SELECT region, SUM(revenue) FROM sales GROUP BY region"
+    assert totals_per_label(grouped_already, lambda table, column: True) is None

@@ -84,6 +84,21 @@ def test_a_condition_on_a_table_alias_cites_just_its_rows(database: TableDatabas
     assert result.cited[0].cells() == "B7:C7"
 
 
+def test_whether_a_column_repeats_a_value(database: TableDatabase) -> None:
+    sales = Table(
+        header=("Product", "Revenue"),
+        rows=(("Widget A", "5000"), ("Widget B", "12000"), ("Widget A", "7000")),
+        locator=Locator(sheet="Sales", rows=(1, 4)),
+        name="Sales",
+    )
+    with_sales = TableDatabase([SourceTable("s3", "/docs/sales.xlsx", sales)])
+    assert with_sales.repeats("sales", "product") and not with_sales.repeats("sales", "revenue")
+    with_sales.close()
+    assert not database.repeats("duck_observations", "year")
+    assert not database.repeats("duck_observations", "nowhere")
+    assert not database.repeats("nowhere", "year")
+
+
 def test_accounting_numbers_become_numbers(database: TableDatabase) -> None:
     result = database.run("SELECT y2019 - y2018 AS d FROM table_3 WHERE column_1 ILIKE '%cost%'")
     assert result.text() == "d = -204"

@@ -8,7 +8,7 @@ its result. A verdict is `accept`, `repair` (with a note the next attempt is giv
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -199,6 +199,67 @@ def summed_not_counted(question: str, query: str) -> tuple[str, list[str]] | Non
     if not changed:
         return None
     return tree.sql(dialect="duckdb"), changed
+
+
+def totals_per_label(query: str, repeats: Callable[[str, str], bool]) -> tuple[str, str] | None:
+    """ "Which widget brought in the most revenue?" over rows of single sales: a query taking
+    the one row with the largest revenue answers for one sale, not for the widget. When the
+    label it selects repeats across the table's rows (`repeats(table, column)`), the query adds
+    the measure up per label and takes the largest (or smallest) total. Returns the query and
+    the label column, or None when the query is not of that shape."""
+    try:
+        tree = sqlglot.parse_one(query, read="duckdb")
+    except sqlglot.errors.SqlglotError:
+        return None
+    if not isinstance(tree, exp.Select) or tree.args.get("group") or tree.args.get("joins"):
+        return None
+    table = tree.args.get("from_") or tree.args.get("from")
+    labels = [e for e in tree.expressions if isinstance(e, exp.Column)]
+    if table is None or not isinstance(table.this, exp.Table) or not labels:
+        return None
+    measure, descending = _largest_of(tree)
+    if measure is None:
+        return None
+    label = next((c for c in labels if c.name != measure.name), None)
+    name = table.this.name
+    if label is None or not repeats(name, label.name):
+        return None
+    where = tree.args.get("where")
+    keep = ""
+    if where is not None and not _is_extreme_match(where.this, measure):
+        keep = f" WHERE {where.this.sql(dialect='duckdb')}"
+    order = "DESC" if descending else "ASC"
+    rewritten = (
+        f'SELECT "{label.name}", SUM("{measure.name}") AS total FROM "{name}"{keep} '
+        f'GROUP BY "{label.name}" ORDER BY total {order} LIMIT 1'
+    )
+    return rewritten, label.name
+
+
+def _largest_of(tree: exp.Select) -> tuple[exp.Column | None, bool]:
+    """The measure column a single-row pick is by, and whether it is the largest."""
+    where = tree.args.get("where")
+    if where is not None and _is_extreme_match(where.this, None):
+        extreme = where.this.expression.find(exp.Max, exp.Min)
+        column = where.this.this
+        return column, isinstance(extreme, exp.Max)
+    order, limit = tree.args.get("order"), tree.args.get("limit")
+    if order is None or limit is None or limit.expression.sql() != "1":
+        return None, False
+    (first, *_rest) = order.expressions
+    if not isinstance(first.this, exp.Column):
+        return None, False
+    return first.this, bool(first.args.get("desc"))
+
+
+def _is_extreme_match(condition: exp.Expression, measure: exp.Column | None) -> bool:
+    """`m = (SELECT MAX(m) …)` (or MIN), for the given measure when one is given."""
+    if not isinstance(condition, exp.EQ) or not isinstance(condition.this, exp.Column):
+        return False
+    inner = condition.expression
+    if not isinstance(inner, exp.Subquery | exp.Select) or inner.find(exp.Max, exp.Min) is None:
+        return False
+    return measure is None or condition.this.name == measure.name
 
 
 def _named_words(question: str) -> set[str]:

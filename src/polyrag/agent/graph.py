@@ -591,8 +591,11 @@ class Agent:
         if results:  # the computed result and its rows say it all: one passage for context
             items = len(results) + 1
         trace = run.trace if not quiet else Trace(lambda _event: None)
+        # A hop's passage is trimmed to the sentences about what it was searched for ("Shirley
+        # Temple government position"), which may share no word with the question itself.
+        about = " ".join(dict.fromkeys([state.get("question", ""), *state.get("searched", [])]))
         return self.steps.evidence(
-            state.get("question", ""),
+            about,
             ranked + passages,
             trace,
             derived=results,
@@ -665,7 +668,8 @@ class Agent:
     def _run_sql(self, question: str, query: str, context: ToolContext, run: Run) -> ToolOutcome:
         """The model's query, first repaired by code where it is plainly off: a joined table
         nothing reads is dropped, and "how many <column>" adds the column up instead of
-        counting its rows. A repaired query that fails gives way to the query as written."""
+        counting its rows, and "which <label> has the most" over rows where a label repeats
+        compares totals per label. A repaired query that fails gives way to the one written."""
         repaired, notes = query, []
         joins = critic.drop_idle_joins(repaired)
         if joins is not None:
@@ -675,6 +679,11 @@ class Agent:
         if summed is not None:
             repaired = summed[0]
             notes.append("added up " + ", ".join(summed[1]) + " instead of counting its rows")
+        database = context.tables()
+        grouped = critic.totals_per_label(repaired, database.repeats) if database else None
+        if grouped is not None:
+            repaired = grouped[0]
+            notes.append(f"{grouped[1]} repeats across rows, so the totals per {grouped[1]} decide")
         if notes:
             outcome = self.toolbox.call("sql", {"query": repaired}, context)
             if outcome.ok:

@@ -257,6 +257,16 @@ class TableDatabase:
             truncated=len(rows) > MAX_RESULT_ROWS,
         )
 
+    def repeats(self, table: str, column: str) -> bool:
+        """Whether a column of a listed table (not a view) holds some value in several rows."""
+        known = self._by_name.get(table)
+        if known is None or column not in {c.name for c in known.columns}:
+            return False
+        (row,), _ = self._execute(
+            f'SELECT COUNT(DISTINCT "{column}") < COUNT("{column}") FROM "{table}"', limit=None
+        )
+        return bool(row[0])
+
     def close(self) -> None:
         self._db.close()
 
