@@ -416,11 +416,31 @@ def bench_qa(
             summary = evaluate_qa(dataset, settings, mode=mode, scope=scope)
             summary.pop("latencies_ms")
             summary.pop("cases")
+            summary["commit"] = commit()
             out[name][mode] = summary
             print(json.dumps({name: {mode: summary["answers"]["correct"]}}), flush=True)
             if on_done is not None:
                 on_done(name, mode, summary)
     return out
+
+
+def commit() -> str:
+    """The repository's commit (with `+` when files differ from it), or `unknown`."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        )
+    except OSError:
+        return "unknown"
+    if head.returncode != 0:
+        return "unknown"
+    return head.stdout.strip() + ("+" if dirty.stdout.strip() else "")
 
 
 def _cell(stat: dict[str, float] | None) -> str:
@@ -603,6 +623,17 @@ def render_qa(qa: dict[str, Any], pending: Sequence[str] = ()) -> list[str]:
     ]
     if kinds:
         lines += ["", "Correct by question kind: " + "; ".join(kinds) + "."]
+    by_commit: dict[str, list[str]] = {}
+    for name, by_mode in qa.items():
+        for mode, run in by_mode.items():
+            by_commit.setdefault(run.get("commit") or "unrecorded", []).append(f"{name} {mode}")
+    if len(by_commit) > 1:  # a resumed run, or sets measured again after a change
+        lines += [
+            "",
+            "Measured at more than one commit: "
+            + "; ".join(f"{c}: {', '.join(sets)}" for c, sets in by_commit.items())
+            + " (unrecorded: before commits were recorded).",
+        ]
     from polyrag.eval.qa import refusal_reasons_line
 
     reasons = [
