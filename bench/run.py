@@ -632,7 +632,9 @@ def render_qa(qa: dict[str, Any], pending: Sequence[str] = ()) -> list[str]:
             "",
             "Measured at more than one commit: "
             + "; ".join(f"{c}: {', '.join(sets)}" for c, sets in by_commit.items())
-            + " (unrecorded: before commits were recorded).",
+            + (
+                " (unrecorded: before commits were recorded)." if "unrecorded" in by_commit else "."
+            ),
         ]
     from polyrag.eval.qa import refusal_reasons_line
 
