@@ -140,6 +140,16 @@ def test_how_many_of_a_column_adds_it_up() -> None:
     assert summed_not_counted("How many teams are listed?", counted) is None
     assert summed_not_counted("How many rows?", "SELECT COUNT(*) FROM cups") is None
 
+    def numeric(table: str) -> list[str]:
+        return ["stanley_cups"] if table == "cups" else []
+
+    rows_counted = "SELECT COUNT(*) FROM cups WHERE location ILIKE '%TOR%'"
+    assert summed_not_counted("How many Stanley Cups has Toronto won?", rows_counted, numeric) == (
+        "SELECT SUM(\"stanley_cups\") FROM cups WHERE location ILIKE '%TOR%'",
+        ["stanley_cups"],
+    )
+    assert summed_not_counted("How many teams are there?", rows_counted, numeric) is None
+
 
 def test_a_count_of_none_found_nothing() -> None:
     assert found_nothing("count_star() = 0") and found_nothing("count(team) = 0")

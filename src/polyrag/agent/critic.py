@@ -175,10 +175,13 @@ def drop_idle_joins(query: str) -> tuple[str, list[str]] | None:
     return tree.sql(dialect="duckdb"), dropped
 
 
-def summed_not_counted(question: str, query: str) -> tuple[str, list[str]] | None:
+def summed_not_counted(
+    question: str, query: str, numeric: Callable[[str], Sequence[str]] = lambda _table: ()
+) -> tuple[str, list[str]] | None:
     """ "How many Stanley Cups …" over a column of Stanley Cups wants the column's figures
-    added up, not its rows counted: COUNT(column) becomes SUM(column) when the words after
-    "how many" name that column. Returns the query and the columns, or None."""
+    added up, not its rows counted: COUNT(column), or COUNT(*) over a table whose numeric
+    column (`numeric(table)`) the words after "how many" name, becomes SUM(column).
+    Returns the query and the columns, or None."""
     asked = _HOW_MANY.search(question)
     if asked is None:
         return None
@@ -190,10 +193,20 @@ def summed_not_counted(question: str, query: str) -> tuple[str, list[str]] | Non
     changed: list[str] = []
     for count in list(tree.find_all(exp.Count)):
         column = count.this
+        if isinstance(column, exp.Star):
+            select = count.find_ancestor(exp.Select)
+            source = (select.args.get("from_") or select.args.get("from")) if select else None
+            if source is None or not isinstance(source.this, exp.Table):
+                continue
+            named = [c for c in numeric(source.this.name) if _names_column(c, wanted)]
+            if len(named) != 1:
+                continue
+            count.replace(exp.Sum(this=exp.column(named[0], quoted=True)))
+            changed.append(named[0])
+            continue
         if not isinstance(column, exp.Column) or count.args.get("distinct"):
             continue
-        words = set(_TOKEN.findall(column.name.lower().replace("_", " ")))
-        if words and all(w in wanted or w.rstrip("s") in wanted for w in words):
+        if _names_column(column.name, wanted):
             count.replace(exp.Sum(this=column.copy()))
             changed.append(column.name)
     if not changed:
@@ -260,6 +273,11 @@ def _is_extreme_match(condition: exp.Expression, measure: exp.Column | None) -> 
     if not isinstance(inner, exp.Subquery | exp.Select) or inner.find(exp.Max, exp.Min) is None:
         return False
     return measure is None or condition.this.name == measure.name
+
+
+def _names_column(name: str, wanted: set[str]) -> bool:
+    words = set(_TOKEN.findall(name.lower().replace("_", " ")))
+    return bool(words) and all(w in wanted or w.rstrip("s") in wanted for w in words)
 
 
 def _named_words(question: str) -> set[str]:

@@ -675,11 +675,12 @@ class Agent:
         if joins is not None:
             repaired = joins[0]
             notes.append("dropped the join of " + ", ".join(joins[1]) + " (nothing of it is read)")
-        summed = critic.summed_not_counted(question, repaired)
+        database = context.tables()
+        numeric = database.numeric if database else (lambda _table: [])
+        summed = critic.summed_not_counted(question, repaired, numeric)
         if summed is not None:
             repaired = summed[0]
             notes.append("added up " + ", ".join(summed[1]) + " instead of counting its rows")
-        database = context.tables()
         grouped = critic.totals_per_label(repaired, database.repeats) if database else None
         if grouped is not None:
             repaired = grouped[0]

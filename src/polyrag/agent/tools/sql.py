@@ -257,6 +257,11 @@ class TableDatabase:
             truncated=len(rows) > MAX_RESULT_ROWS,
         )
 
+    def numeric(self, table: str) -> list[str]:
+        """The numeric columns of a listed table (none for an unknown name)."""
+        known = self._by_name.get(table)
+        return [c.name for c in known.columns if c.numeric] if known else []
+
     def repeats(self, table: str, column: str) -> bool:
         """Whether a column of a listed table (not a view) holds some value in several rows."""
         known = self._by_name.get(table)
