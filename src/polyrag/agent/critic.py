@@ -109,9 +109,8 @@ def drop_unnamed_filters(question: str, query: str) -> tuple[str, list[str]] | N
     conditions dropped; None when every condition's values are named (or the query does not
     parse). A small model adds filters it reads off the example rows ("col_1 LIKE '2'"); when
     such a query fails or finds nothing, the question's own filters are all it should keep."""
-    try:
-        tree = sqlglot.parse_one(query, read="duckdb")
-    except sqlglot.errors.SqlglotError:
+    tree = _parsed(query)
+    if tree is None:
         return None
     named = _named_words(question)
     dropped: list[str] = []
@@ -140,9 +139,8 @@ def drop_idle_joins(query: str) -> tuple[str, list[str]] | None:
     table on a condition about the first one, multiplying its rows), and the tables dropped;
     a dropped join's condition on the other tables becomes part of the WHERE. None when every
     joined table is used, a column is unqualified, or the query does not parse."""
-    try:
-        tree = sqlglot.parse_one(query, read="duckdb")
-    except sqlglot.errors.SqlglotError:
+    tree = _parsed(query)
+    if tree is None:
         return None
     dropped: list[str] = []
     for select in tree.find_all(exp.Select):
@@ -185,9 +183,8 @@ def summed_not_counted(
     asked = _HOW_MANY.search(question)
     if asked is None:
         return None
-    try:
-        tree = sqlglot.parse_one(query, read="duckdb")
-    except sqlglot.errors.SqlglotError:
+    tree = _parsed(query)
+    if tree is None:
         return None
     wanted = _named_words(asked.group(1))
     changed: list[str] = []
@@ -195,10 +192,10 @@ def summed_not_counted(
         column = count.this
         if isinstance(column, exp.Star):
             select = count.find_ancestor(exp.Select)
-            source = (select.args.get("from_") or select.args.get("from")) if select else None
-            if source is None or not isinstance(source.this, exp.Table):
+            source = _read_table(select) if select else None
+            if source is None:
                 continue
-            named = [c for c in numeric(source.this.name) if _names_column(c, wanted)]
+            named = [c for c in numeric(source.name) if _names_column(c, wanted)]
             if len(named) != 1:
                 continue
             count.replace(exp.Sum(this=exp.column(named[0], quoted=True)))
@@ -220,21 +217,20 @@ def totals_per_label(query: str, repeats: Callable[[str, str], bool]) -> tuple[s
     label it selects repeats across the table's rows (`repeats(table, column)`), the query adds
     the measure up per label and takes the largest (or smallest) total. Returns the query and
     the label column, or None when the query is not of that shape."""
-    try:
-        tree = sqlglot.parse_one(query, read="duckdb")
-    except sqlglot.errors.SqlglotError:
+    tree = _parsed(query)
+    if tree is None:
         return None
     if not isinstance(tree, exp.Select) or tree.args.get("group") or tree.args.get("joins"):
         return None
-    table = tree.args.get("from_") or tree.args.get("from")
+    table = _read_table(tree)
     labels = [e for e in tree.expressions if isinstance(e, exp.Column)]
-    if table is None or not isinstance(table.this, exp.Table) or not labels:
+    if table is None or not labels:
         return None
     measure, descending = _largest_of(tree)
     if measure is None:
         return None
     label = next((c for c in labels if c.name != measure.name), None)
-    name = table.this.name
+    name = table.name
     if label is None or not repeats(name, label.name):
         return None
     where = tree.args.get("where")
@@ -247,6 +243,20 @@ def totals_per_label(query: str, repeats: Callable[[str, str], bool]) -> tuple[s
         f'GROUP BY "{label.name}" ORDER BY total {order} LIMIT 1'
     )
     return rewritten, label.name
+
+
+def _parsed(query: str) -> exp.Expr | None:
+    """The query's syntax tree (DuckDB dialect), or None when it does not parse."""
+    try:
+        return sqlglot.parse_one(query, read="duckdb")
+    except sqlglot.errors.SqlglotError:
+        return None
+
+
+def _read_table(select: exp.Select) -> exp.Table | None:
+    """The one table a SELECT reads FROM (sqlglot names the key `from_` or `from`)."""
+    source = select.args.get("from_") or select.args.get("from")
+    return source.this if source is not None and isinstance(source.this, exp.Table) else None
 
 
 def _largest_of(tree: exp.Select) -> tuple[exp.Column | None, bool]:
