@@ -287,6 +287,10 @@ class Engine:
         chosen = route(standalone, hits)
         if mode == "auto" and not chosen.sure:
             chosen = self._classify(standalone, chosen, trace)
+        if mode == "auto" and not chosen.agent and self.settings.agent.clarify:
+            term = self.agent.undefined_term(standalone, hits, request.where)
+            if term is not None:  # the agent asks what it means rather than guess
+                chosen = Route(chosen.kind, True, f"the sources never write {term!r}")
         if mode == "agent":
             chosen = replace(chosen, agent=True)
         trace.add(

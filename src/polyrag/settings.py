@@ -132,7 +132,9 @@ class AgentSettings(_Section):
         "given again.",
     )
     clarify: bool = Field(
-        True, description="Ask the user back when a question is ambiguous across sources."
+        True,
+        description="Ask the user back when a question is ambiguous across sources or hinges "
+        "on a term (an acronym, a quoted phrase) the sources never write.",
     )
 
 

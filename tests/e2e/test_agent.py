@@ -137,3 +137,12 @@ def test_a_clarification_pauses_and_resumes(home: Path, tmp_path: Path) -> None:
     resumed = ask(policies, "--thread", paused["thread"], "the 2024 one")
     assert "32" in resumed["answer"] and "25" not in resumed["answer"], resumed
     assert [Path(c["path"]).name for c in resumed["citations"]] == ["expense-policy-2024.md"]
+
+
+def test_a_term_no_document_writes_is_asked_about_then_answered(home: Path) -> None:
+    paused = ask(home, "What was the NRR of Northwind Traders in 2024?")  # auto, the default
+    assert paused["clarify"] and "'NRR'" in paused["clarify"] and paused["thread"], paused
+    assert not steps(paused, "generate")  # asked back before guessing
+    resumed = ask(home, "--thread", paused["thread"], "net revenue")
+    assert "4,630" in resumed["answer"] or "4630" in resumed["answer"], resumed
+    assert any("northwind" in c["path"] for c in resumed["citations"])

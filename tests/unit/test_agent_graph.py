@@ -489,3 +489,28 @@ def test_a_query_plainly_off_is_repaired_by_code_before_it_runs(tmp_path: Path) 
     (repair,) = [s for s in steps_named(trace, "critic") if s.startswith("repair")]
     assert "dropped the join" in repair and "added up freshwater_ducks" in repair
     assert answer.citations[0].chunk.locator.cells == "B7:C7"  # the year and its count
+
+
+def test_a_term_the_sources_never_write_is_asked_about_and_the_reply_resumes(
+    tmp_path: Path,
+) -> None:
+    agent, chat = make_agent(tmp_path, [])
+    paused, trace = ask(agent, "How many FWD were observed in 2020?", "lookup")
+    assert paused.clarify is not None and "'FWD'" in paused.clarify and paused.thread
+    assert not chat.asked  # asked back before any model call
+    (step,) = [s for s in trace.steps if s.name == "clarify"]
+    assert step.data["term"] == "FWD"
+    agent.close()
+
+    enough = json.dumps({"answer": "135", "found": "", "next_search": ""})
+    again, chat = make_agent(tmp_path, [enough, "In 2020, 135 freshwater ducks were seen [1]."])
+    resumed, _ = ask(again, "freshwater ducks", "lookup", thread=paused.thread)
+    assert "135" in resumed.text and resumed.clarify is None and not resumed.refused
+    assert "How many freshwater ducks were observed in 2020?" in chat.asked[-1][0][-1].content
+
+
+def test_a_term_the_sources_write_is_not_asked_about(tmp_path: Path) -> None:
+    hotel = json.dumps({"answer": "180 EUR", "found": "", "next_search": ""})
+    agent, _ = make_agent(tmp_path, [hotel, "The hotel cap is 180 EUR [1]."])
+    answer, trace = ask(agent, "What is the hotel cap in EUR in the 2024 travel policy?", "lookup")
+    assert answer.clarify is None and not steps_named(trace, "clarify")

@@ -63,6 +63,7 @@ from polyrag.agent.state import (
 )
 from polyrag.agent.steps import Steps
 from polyrag.agent.tables import question_tables
+from polyrag.agent.terms import ask_about, undefined_term
 from polyrag.agent.tools.base import ToolContext, ToolOutcome
 from polyrag.agent.tools.registry import Toolbox
 from polyrag.agent.tools.sql import TableDatabase
@@ -202,6 +203,16 @@ class Agent:
         )
         return replace(base, clarify=question, text=question)
 
+    def undefined_term(
+        self, question: str, hits: Sequence[Hit], where: Filter | None = None
+    ) -> str | None:
+        """A coined term of the question (an acronym, a quoted phrase) the index never writes."""
+
+        def search(term: str) -> Sequence[Hit]:
+            return self.steps.retriever.search(term, k=5, where=where, mode="keyword").hits
+
+        return undefined_term(question, hits, search)
+
     def _config(self, thread: str) -> RunnableConfig:
         return {
             "configurable": {"thread_id": thread},
@@ -254,26 +265,46 @@ class Agent:
     # -- nodes --------------------------------------------------------------------------------
 
     def _clarify(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
-        """Ask back when the question points at "the" document and several fit equally."""
+        """Ask back when the question points at "the" document and several fit equally, or
+        hinges on a term (an acronym, a quoted phrase) that no document writes; a reply that
+        says what the term means takes its place in the question."""
         run = runtime.context
         if state.get("clarified"):
             return {}
         question = state.get("ask_back") or None  # a "not helpful" verdict asks back at once
+        term = None
         if question is None and self.settings.clarify:
-            question = ambiguous(
-                state["question"], [hit_from_dict(h) for h in state.get("hits", [])]
-            )
+            first = [hit_from_dict(h) for h in state.get("hits", [])]
+            question = ambiguous(state["question"], first)
+            if question is None:
+                term = self.undefined_term(state["question"], first, run.request.where)
+                question = ask_about(term) if term else None
         if question is None:
             return {}
-        run.trace.add("clarify", question, {"question": question})
+        run.trace.add("clarify", question, {"question": question, "term": term})
         reply = str(interrupt(question))
         run.trace.add("clarified", f"the user answered: {reply}", {"reply": reply})
         hits = state.get("hits", [])
-        chosen = chosen_by_reply(hits, reply)
+        if term:  # a reply about a term names a document only by its file name
+            named = reply.casefold()
+            chosen = [h for h in hits if Path(h["chunk"]["path"]).stem.casefold() in named]
+        else:
+            chosen = chosen_by_reply(hits, reply)
         focus = sorted({h["chunk"]["source_id"] for h in chosen})
+        only_a_file = any(
+            reply.casefold().strip(" .") in (path.stem.casefold(), path.name.casefold())
+            for path in (Path(h["chunk"]["path"]) for h in chosen)
+        )
+        if term and not only_a_file and 0 < len(reply.split()) <= 8:  # it says what it means
+            meaning = reply.strip(" .?!")
+            asked = re.sub(rf"\b{re.escape(term)}\b", lambda _: meaning, state["question"])
+            run.trace.add("clarified", f"understood as: {asked}", {"question": asked})
+        else:
+            asked = f"{state['question']} ({reply})"
         return {
-            "question": f"{state['question']} ({reply})",
+            "question": asked,
             "clarified": reply,
+            "term": term or "",  # the reply said what this term means: it picks no document
             "hits": chosen,  # the document the user chose, if the reply names it
             "focus": focus,
         }
@@ -328,7 +359,7 @@ class Agent:
             "rounds": round_number,
         }
         reply = state.get("clarified", "")
-        if reply and not state.get("focus"):  # a reply that names a document found only now
+        if reply and not state.get("focus") and not state.get("term"):  # names a document found now
             chosen = chosen_by_reply(hits, reply)
             if chosen:
                 update["hits"] = chosen

@@ -24,6 +24,7 @@ class AgentState(TypedDict, total=False):
     tool: str  # the tool to call next
     next: str  # what evaluate or critic decided: retrieve, tool, answer, refuse
     clarified: str  # the user's reply to a clarifying question
+    term: str  # the term the clarifying question asked about (the documents never write it)
     focus: list[str]  # source ids the user's reply chose: later searches stay inside them
     ask_back: str  # a question to ask the user before anything else (after "not helpful")
     nothing_found: bool  # queries over the tables ran but found no rows the question asks for
