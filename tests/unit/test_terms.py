@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from polyrag.agent.terms import ask_about, candidates, undefined_term
+from polyrag.agent.terms import ask_about, candidates, undefined_term, written_in
 from polyrag.types import Chunk, Hit, Locator
 
 
@@ -15,8 +15,10 @@ from polyrag.types import Chunk, Hit, Locator
     ("question", "terms"),
     [
         ("What was our ARR in 2023?", ["ARR"]),
+        ("How many PSUs were granted?", ["PSUs"]),
         ("How many KPIs does the \u201cProject Falcon\u201d plan list?", ["Project Falcon"]),
         ("Which team is 'the Bruins'?", ["the Bruins"]),
+        ("How much goodwill moved from \u201call other\u201d to IOTG?", ["IOTG", "all other"]),
         # Spelled out in the question, known to any reader, periods, Roman numerals, names.
         ("What is the FY2019 days payable outstanding (DPO) for Amcor?", []),
         ("What is the COGS % margin in the P&L of 2022?", []),
@@ -57,3 +59,29 @@ def test_a_search_that_fails_proves_nothing_missing() -> None:
 
 def test_the_question_back_names_the_term() -> None:
     assert "'ARR'" in ask_about("ARR")
+
+
+def test_answer_formats_and_nicknames_are_no_terms() -> None:
+    question = "List the pages with the CQC logo, formatted like ['Page 1', 'Page 2']."
+    assert candidates(question) == ["CQC"]
+    assert candidates("Is growth in JnJ's adjusted EPS expected to accelerate?") == []
+    assert candidates('Which quarter had "the highest churn of 2023"?') == []  # a sentence
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "WHAT IS THE 2nd OBJECTIVE OF REGULATORY EFFICIENCY?",
+        "What date is on page 1? Format the date as YYYY-MM-DD.",
+        "Is there a signature on the last page? Directly answer 'yes' or 'no'.",
+    ],
+)
+def test_shouting_and_answer_formats_are_no_terms(question: str) -> None:
+    assert not {"WHAT", "YYYY", "yes", "no"} & set(candidates(question))
+
+
+def test_a_phrase_is_written_when_a_passage_has_its_words() -> None:
+    assert written_in("no lean", ["Chart: Democrat / No\nlean / Republican"])
+    assert written_in("PSU", ["2,000 PSUs were granted"])
+    assert written_in("Project Falcon", ["the project\nFalcon budget"])
+    assert not written_in("Project Falcon", ["the project budget"])

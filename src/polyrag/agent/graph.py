@@ -209,7 +209,10 @@ class Agent:
         """A coined term of the question (an acronym, a quoted phrase) the index never writes."""
 
         def search(term: str) -> Sequence[Hit]:
-            return self.steps.retriever.search(term, k=5, where=where, mode="keyword").hits
+            found = self.steps.retriever.search(term, k=5, where=where, mode="keyword").hits
+            if " " in term:  # a phrase of common words may have no full-text match at all
+                found = [*found, *self.steps.retriever.search(term, k=5, where=where).hits]
+            return found
 
         return undefined_term(question, hits, search)
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from polyrag.agent.questions import QUESTION_WORDS
+from polyrag.answer.evidence import content_words
 from polyrag.types import Hit
 
 # Abbreviations any reader of business documents knows without a definition (the questions of
@@ -78,25 +80,43 @@ KNOWN: dict[str, str] = {
 _ACRONYM = re.compile(r"(?<![\w&])([A-Z][A-Za-z&]{1,7}?)(s?)(?![\w&])")
 _QUOTED = re.compile(r"[\"“‘]([^\"“”‘’]{3,60})[\"”’]|(?<!\w)'([^']{3,60})'(?!\w)")
 _ROMAN = re.compile(r"^[IVXLC]+$")
+_FORMAT = re.compile(
+    r"[^.?!]*\b(?:answer|format|formatted|respond|reply|write)\b[^.?!]*[.?!]?", re.IGNORECASE
+)
 _SMALL = frozenset({"and", "of", "the", "for", "to", "in", "on"})
 
 
 def candidates(question: str) -> list[str]:
-    """The coined terms of a question: acronyms (two capitals or more, no digits, not Roman
-    numerals, not known abbreviations, not spelled out in the question) and quoted phrases."""
+    """The coined terms of a question: acronyms (capitals only, no digits, not Roman numerals,
+    not known abbreviations, not spelled out in the question) and short quoted phrases (no
+    digits, not inside an example list such as ['Page 1', 'Page 2'])."""
     out: list[str] = []
     for match in _ACRONYM.finditer(question):
         term = match.group(1)
-        capitals = sum(1 for c in term if c.isupper())
-        if capitals < 2 or capitals < len(term.replace("&", "")) - 1:
-            continue  # "Widget" or "McDonald" is a name, not an acronym
-        if _ROMAN.match(term) or term.upper() in KNOWN or _spelled_out(term, question):
+        written = match.group(0)  # as the question writes it: full-text search matches words
+        if not term.replace("&", "").isupper():
+            continue  # "Widget", "McDonald" or "JnJ" is a name, not an acronym
+        if (
+            _ROMAN.match(term)
+            or term.upper() in KNOWN
+            or len(set(term)) == 1  # a format mask: YYYY, MM
+            or term.capitalize() in QUESTION_WORDS  # a shouted question: "WHAT IS …"
+            or _spelled_out(term, question)
+        ):
             continue
-        if term not in out:
-            out.append(term)
-    for match in _QUOTED.finditer(question):
+        if written not in out:
+            out.append(written)
+    # An example of the answer's format ("['Page 1', 'Page 2']", "answer 'yes' or 'no'") is no
+    # term of the question.
+    unlisted = _FORMAT.sub(" ", re.sub(r"\[[^\]]*\]", " ", question))
+    for match in _QUOTED.finditer(unlisted):
         phrase = (match.group(1) or match.group(2)).strip()
-        if phrase and phrase not in out:
+        if (
+            len(phrase.split()) <= 4
+            and content_words(phrase)  # "all other" names nothing
+            and not any(c.isdigit() for c in phrase)
+            and phrase not in out
+        ):
             out.append(phrase)
     return out
 
@@ -114,9 +134,17 @@ def _spelled_out(acronym: str, question: str) -> bool:
 
 def written_in(term: str, texts: Iterable[str]) -> bool:
     """Whether any text writes the term as a word or phrase of its own, in any case (a file
-    name's underscores part words: ARR_2023.xlsx)."""
-    pattern = re.compile(rf"(?<![A-Za-z0-9&]){re.escape(term)}(?![A-Za-z0-9&])", re.IGNORECASE)
-    return any(pattern.search(text) for text in texts)
+    name's underscores part words: ARR_2023.xlsx; PSU counts for PSUs); a phrase also when one
+    text has all of its words (a chart's "No\nlean" label)."""
+    if len(term) > 2 and term.endswith("s") and term[:-1].isupper():
+        term = term[:-1]  # PSUs: a passage may write PSU
+    spaced = r"\s+".join(re.escape(word) for word in term.split())
+    pattern = re.compile(rf"(?<![A-Za-z0-9&]){spaced}s?(?![A-Za-z0-9&])", re.IGNORECASE)
+    words = content_words(term)
+    return any(
+        pattern.search(text) or (len(term.split()) > 1 and words <= content_words(text))
+        for text in texts
+    )
 
 
 def undefined_term(
