@@ -147,6 +147,11 @@ class ProviderSettings(_Section):
     api_key: str = Field("none", description="Key; local servers accept any value.")
     api_key_env: str | None = Field(None, description="Read the key from this variable instead.")
     timeout_s: float = Field(60.0, gt=0, description="Seconds before a request is abandoned.")
+    tool_calls: bool = Field(
+        True,
+        description="Agent decisions as native tool calls held to their JSON schema; an "
+        "endpoint that refuses tools gets JSON mode instead (false: JSON mode from the start).",
+    )
 
     def resolved_key(self) -> str:
         if self.api_key_env:

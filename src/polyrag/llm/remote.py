@@ -7,6 +7,7 @@ can only do that quickly if a failing provider says so at once. SDK errors becom
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,7 @@ class OpenAICompatibleModel:
         self._settings = settings
         self._health_timeout_s = health_timeout_s
         self._key = settings.resolved_key()
+        self._tool_calls = settings.tool_calls  # turned off when the endpoint refuses tools
         self._client = openai.OpenAI(
             base_url=settings.base_url,
             api_key=self._key or "missing",  # reported in stream() rather than failing here
@@ -54,17 +56,25 @@ class OpenAICompatibleModel:
         }
         if options.stop:
             request["stop"] = list(options.stop)
-        if options.json_output:
+        as_tool = options.json_output and options.json_schema is not None and self._tool_calls
+        if as_tool:
+            request.update(_as_tool_call(options.json_schema or {}))
+        elif options.json_output:
             request["response_format"] = {"type": "json_object"}
+        yielded = False
         try:
             response = self._client.chat.completions.create(**request)
             with response:
                 for chunk in response:
-                    if not chunk.choices:  # e.g. a closing usage-only chunk
-                        continue
-                    piece = chunk.choices[0].delta.content
-                    if piece:
+                    for piece in _pieces(chunk):
+                        yielded = True
                         yield piece
+        except openai.BadRequestError as error:
+            if not as_tool or yielded:
+                raise self._translate(error) from error
+            # An endpoint without tool support: JSON mode from now on.
+            self._tool_calls = False
+            yield from self.stream(messages, options)
         except openai.OpenAIError as error:
             raise self._translate(error) from error
 
@@ -125,3 +135,30 @@ def _detail(error: openai.APIStatusError) -> str:
 def _shorten(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= _DETAIL_CHARS else line[: _DETAIL_CHARS - 1] + "…"
+
+
+def _as_tool_call(schema: dict[str, Any]) -> dict[str, Any]:
+    """A decision held to its JSON schema by native tool calling: one function whose parameters
+    are the schema, which the model must call (its arguments are the reply)."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", str(schema.get("title") or "reply"))[:64]
+    function = {
+        "name": name,
+        "description": str(schema.get("description") or "Give the decision as these fields."),
+        "parameters": schema,
+    }
+    return {
+        "tools": [{"type": "function", "function": function}],
+        "tool_choice": {"type": "function", "function": {"name": name}},
+    }
+
+
+def _pieces(chunk: Any) -> Iterator[str]:
+    """The text a streamed chunk adds: its content, or the arguments of the tool call."""
+    if not chunk.choices:  # e.g. a closing usage-only chunk
+        return
+    delta = chunk.choices[0].delta
+    if delta.content:
+        yield delta.content
+    for call in delta.tool_calls or ():
+        if call.function is not None and call.function.arguments:
+            yield call.function.arguments
