@@ -514,3 +514,31 @@ def test_a_term_the_sources_write_is_not_asked_about(tmp_path: Path) -> None:
     agent, _ = make_agent(tmp_path, [hotel, "The hotel cap is 180 EUR [1]."])
     answer, trace = ask(agent, "What is the hotel cap in EUR in the 2024 travel policy?", "lookup")
     assert answer.clarify is None and not steps_named(trace, "clarify")
+
+
+def test_a_computed_answer_states_the_calculators_result() -> None:
+    from polyrag.agent.grounding import derived, with_result
+    from polyrag.agent.tools.base import ToolOutcome
+    from polyrag.answer.evidence import Evidence
+    from polyrag.types import NOT_SUPPORTED, Answer, Citation
+
+    rates = Chunk("r1", "rates", "/docs/rates.md", "| Discount rate | 4.00% | 3.75% |", Locator())
+    formula = "(4 − 3.75) ÷ 3.75 × 100 = 6.67"
+    outcome = ToolOutcome("calculator", {}, True, formula, backing=(rates,), formula=formula)
+    calculation = replace(derived(outcome), n=2)
+    evidence = [Evidence(1, rates, rates.text), calculation]
+    question = "What is the percentage change in the discount rate from 2018 to 2019?"
+
+    # The model gave the difference it was computed from: code writes the result instead.
+    redone = Answer("q", "The change is 0.25% [1].", False, (Citation(1, rates),), "m", {})
+    fixed = with_result(redone, evidence, question)
+    assert fixed.text == "6.67%, computed as (4 − 3.75) ÷ 3.75 × 100 [2]."
+    assert [c.chunk.chunk_id for c in fixed.citations] == ["r1"]
+    # A reply that states the result, rounded as people do, stands.
+    stated = replace(redone, text="The rate rose by 6.7% [2].")
+    assert with_result(stated, evidence, question) is stated
+    # A reply withdrawn as unsupported gives way to the accepted calculation.
+    withdrawn = replace(redone, text="", refused=True, refusal_reason=NOT_SUPPORTED)
+    assert not with_result(withdrawn, evidence, question).refused
+    # Without a calculation, nothing changes.
+    assert with_result(redone, evidence[:1], question) is redone

@@ -40,3 +40,8 @@ def test_anything_but_arithmetic_is_refused(expression: str) -> None:
 
 def test_averages_may_divide_by_a_small_count() -> None:
     assert calculate("(120 + 135 + 150) / 3", [120, 135, 150]).value == 135
+
+
+def test_percent_signs_and_currency_are_units_not_operators() -> None:
+    assert round(calculate("(4.00% - 3.75%) / 3.75% * 100", [4.0, 3.75]).value, 2) == 6.67
+    assert calculate("$1,305 - $1,000", [1305, 1000]).value == 305

@@ -44,7 +44,13 @@ from polyrag.agent.decisions import (
     YesNo,
     decide,
 )
-from polyrag.agent.grounding import derived, with_bridges, with_chain, with_coverage
+from polyrag.agent.grounding import (
+    derived,
+    with_bridges,
+    with_chain,
+    with_coverage,
+    with_result,
+)
 from polyrag.agent.questions import (
     ambiguous,
     bridge_searches,
@@ -565,6 +571,15 @@ class Agent:
             standalone=question,
             thread=run.thread,
         )
+        if state.get("kind") in ("compute", "aggregate"):
+            stated = with_result(answer, evidence, question)
+            if stated is not answer:
+                run.trace.add(
+                    "result",
+                    "the reply did not state the calculation's result: code wrote the answer",
+                    {"answer": stated.text, "was": answer.text},
+                )
+                answer = replace(stated, steps=tuple(run.trace.steps))
         if state.get("kind") in ("multihop", "compare", "compute", "lookup") and not answer.refused:
             answer = with_bridges(answer, evidence, state)
             answer = with_chain(answer, evidence, question)

@@ -3,6 +3,7 @@ built on several searches owes to each passage it stood on."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -11,7 +12,10 @@ from typing import Any
 from polyrag.agent.questions import names_in
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.answer.evidence import Evidence, content_words
-from polyrag.types import Answer, Chunk, Citation, Modality
+from polyrag.answer.numbers import numbers_in_text, parse_number
+from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, Answer, Chunk, Citation, Modality
+
+_CALC = "Calculation:"
 
 
 def derived(outcome: ToolOutcome) -> Evidence:
@@ -21,7 +25,7 @@ def derived(outcome: ToolOutcome) -> Evidence:
             c.text for c in outcome.backing
         )
     elif outcome.tool == "calculator":
-        text = f"Calculation: {outcome.formula}"
+        text = f"{_CALC} {outcome.formula}"
     else:
         text = f"Result of {outcome.tool}: {outcome.result}"
     chunk = Chunk(
@@ -121,3 +125,39 @@ def _stems(text: str) -> set[str]:
 def _names_in(text: str) -> set[str]:
     """The capitalised names of a text, lower-cased."""
     return {name.lower() for name in names_in(text)}
+
+
+_ASKS_PERCENT = re.compile(r"\bper ?cent(?:age)?\b|%", re.IGNORECASE)
+
+
+def with_result(answer: Answer, evidence: Sequence[Evidence], question: str) -> Answer:
+    """A reply to a computation states the calculator's result. When the model wrote other
+    numbers instead (it redid the arithmetic, or gave a figure it was computed from: "0.25%"
+    for a change of 4.00% over 3.75%), code writes the answer: the result and the formula,
+    citing the numbers it used. A reply withdrawn as unsupported, or in which the model found
+    no answer, gives way to the result too: the critic accepted its operands."""
+    if answer.refused and answer.refusal_reason not in (NOT_SUPPORTED, NO_ANSWER_FOUND):
+        return answer
+    calculations = [item for item in evidence if item.derived and item.text.startswith(_CALC)]
+    if not calculations:
+        return answer
+    item = calculations[-1]
+    formula = item.text[len(_CALC) :].strip()
+    worked, _, result = formula.rpartition("=")
+    value = parse_number(result.strip())
+    if value is None or not worked:
+        return answer
+    stated = [] if answer.refused else numbers_in_text(answer.text)
+    if any(abs(abs(n) - abs(value)) <= max(0.01 * abs(value), 0.005) for n in stated):
+        return answer
+    unit = "%" if _ASKS_PERCENT.search(question) and "× 100" in worked else ""
+    text = f"{result.strip()}{unit}, computed as {worked.strip()} [{item.n}]."
+    cited = [Citation(item.n, chunk) for chunk in item.backing]
+    return replace(
+        answer,
+        text=text,
+        citations=tuple(cited),
+        partial=False,
+        refused=False,
+        refusal_reason=None,
+    )

@@ -37,6 +37,8 @@ _FUNCTIONS: dict[str, Callable[..., float]] = {
     "max": max,
 }
 _GROUPED = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+)(?![\d,])")
+_CURRENCY = re.compile(r"(?:US\$|[$€£¥])(?=\s*[\d.(])")
+_UNIT_SIGNS = re.compile(r"(\d)\s*%")  # a percent sign is the number's unit, not modulo
 MAX_LENGTH = 300
 
 
@@ -60,6 +62,7 @@ def calculate(expression: str, known: Sequence[float]) -> Calculation:
     text = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), expression.strip())
     text = text.replace("×", "*").replace("÷", "/").replace("−", "-").replace("^", "**")
     text = text.rstrip("=").strip()
+    text = _UNIT_SIGNS.sub(r"\1", _CURRENCY.sub("", text))  # "(4.00% - 3.75%)", "$1,305"
     if "{" not in text:  # a small model closes its JSON inside the string: "(3/4)*100}"
         text = text.rstrip("}").strip()
     if not text or len(text) > MAX_LENGTH:
