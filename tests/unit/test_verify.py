@@ -119,3 +119,14 @@ def test_a_reply_about_a_year_no_source_writes_is_withdrawn() -> None:
         source = item(1, f"Freshwater ducks in {written}: 120")
         reply = "120 freshwater ducks were observed in 2019 [1]."
         assert not verify(reply, [source], question=question.replace("2018", "2019")).refused
+
+
+def test_a_figure_may_be_given_in_the_unit_the_table_states() -> None:
+    table = "U.S. $ in thousands | Net deferred tax asset | 2019: 795 | 2018: 772"
+    verdict = verify("It was $795,000 in 2019 and $772,000 in 2018 [1].", [item(1, table)])
+    assert not verdict.refused
+    millions = "Total liabilities (in millions): 2018 1,010"
+    assert not verify("Liabilities were $1.01 billion in 2018 [1].", [item(1, millions)]).refused
+    # Another figure in another unit is still withdrawn, and so is a unit the source never states.
+    assert verify("It was $796,000 in 2019 [1].", [item(1, table)]).refused
+    assert verify("Net revenue was 1,577,000 in 2019 [1].", [item(1, "Net revenue 1,577")]).refused

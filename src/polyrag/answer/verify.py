@@ -110,7 +110,9 @@ def verify(
             withdrawn.append(sentence)
             claims_withdrawn = True
             continue
-        explained = [_explain(value, places, known, arithmetic) for value, places in written]
+        # "$795,000" for 795 of a table "in thousands": the same quantity in another unit.
+        rescaled = [*known, *_rescaled(known, cited_text, sentence)]
+        explained = [_explain(value, places, rescaled, arithmetic) for value, places in written]
         if all(note is not None for note in explained) and (
             word_support(sentence, cited_text, asked) >= MIN_SUPPORT
         ):
@@ -147,6 +149,23 @@ def verify(
         computed=tuple(dict.fromkeys(computed)),
         withdrawn=tuple(withdrawn),
     )
+
+
+_SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_SCALE_IN_SOURCE = re.compile(r"\b(thousand|million|billion)s?\b", re.IGNORECASE)
+_SCALE_IN_REPLY = re.compile(r"\d\s*(thousand|million|billion)\b", re.IGNORECASE)
+
+
+def _rescaled(known: Sequence[float], sources: Sequence[str], sentence: str) -> list[float]:
+    """The known numbers in the unit a reply sentence writes: a table "in thousands" read as
+    dollars ("795" → 795,000), or millions as billions ("1,010" → "1.01 billion")."""
+    found = {m.group(1).lower() for text in sources for m in _SCALE_IN_SOURCE.finditer(text)}
+    if not found:
+        return []
+    said = _SCALE_IN_REPLY.search(sentence)
+    unit = _SCALE_WORDS[said.group(1).lower()] if said else 1.0
+    ratios = {_SCALE_WORDS[word] / unit for word in found} - {1.0}
+    return [k * ratio for k in known for ratio in ratios if k]
 
 
 def _written_year(year: str) -> re.Pattern[str]:
