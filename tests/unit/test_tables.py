@@ -69,3 +69,39 @@ def test_the_table_store_keeps_cells_and_locators(tmp_path: Path) -> None:
     store.delete_sources(["s2"])
     assert store.tables(["s1", "s2"]) == []
     store.close()
+
+
+STACKED = """| | Domestic | | International | |
+| --- | --- | --- | --- | --- |
+| | September 30, | | September 30, | |
+| | 2019 | 2 0 1 8 | 2019 | 2 0 1 8 |
+| | in percent | | | |
+| Discount rate | 4.00% | 3.75% | 1.90% | 2.80% |
+| Expected return on plan assets | | | 3.40% | 3.70% |"""
+
+
+def test_stacked_header_rows_name_each_column_top_to_bottom() -> None:
+    from polyrag.chunk.figures import read_table, row_sentences
+
+    table = read_table(STACKED)
+    assert table is not None
+    assert table.header[1:] == (
+        "Domestic September 30, 2019",
+        "Domestic September 30, 2018",
+        "International September 30, 2019",
+        "International September 30, 2018",
+    )
+    assert table.caption == "in percent"  # a row naming one cell is the table's unit
+    assert [row[0] for row in table.rows] == ["Discount rate", "Expected return on plan assets"]
+    sentences = dict(row_sentences(table))
+    assert "International September 30, 2019: 1.90%" in sentences[2]
+    (sql,) = collect_tables([Block(BlockKind.TABLE, STACKED, Locator(page=1))])
+    assert sql.header[3] == "International September 30, 2019" and sql.rows[0][3] == "1.90%"
+
+
+def test_a_first_row_of_figures_is_data_not_header() -> None:
+    from polyrag.chunk.figures import read_table
+
+    table = read_table("| | 2019 | 2018 |\n| --- | --- | --- |\n| | 120 | 135 |\n| Ducks | 1 | 2 |")
+    assert table is not None and table.header[1:] == ("2019", "2018")
+    assert table.rows[0] == ("", "120", "135")

@@ -47,6 +47,9 @@ def read_table(text: str) -> TableText | None:
         title = " ".join(cell for cell in header if cell)
         caption = f"{caption} {title}".strip() if title else caption
         header, body = body[0], body[1:]
+    header, body, units = _stacked_header(header, body)
+    header = [_SPACED_YEAR.sub(r"\1\2\3\4", cell) for cell in header]
+    caption = f"{caption} {units}".strip() if units else caption
     names = _header_names(header)
     width = len(names)
     rows = tuple(tuple(row[:width]) + ("",) * (width - len(row)) for row in body if any(row))
@@ -58,6 +61,50 @@ def read_table(text: str) -> TableText | None:
     return TableText(caption, tuple(names), labels, rows, "\n".join(pipes))
 
 
+_YEAR_CELL = re.compile(r"^(?:FY\s?)?(?:19|20)\d\d$|^(?:19|20)(?:\s\d){2}$", re.IGNORECASE)
+
+
+def _stacked_header(
+    header: list[str], body: list[list[str]]
+) -> tuple[list[str], list[list[str]], str]:
+    """Header rows stacked under the first ("| | Domestic | | International | |" over
+    "| | 2019 | 2018 | 2019 | 2018 |") join it: each column is named by its cells from top to
+    bottom, a group's name spanning the empty cells to its right ("Domestic 2019", "Domestic
+    2018", "International 2019", …). A stacked row is one whose first cell is empty and whose
+    others are names or years, not figures; one that names a single cell ("U.S. $ in
+    thousands") is the table's unit, returned for its caption."""
+    if not header or header[0]:
+        return header, body, ""
+    stack = [header]
+    units: list[str] = []
+    while len(body) > 1 and _is_header_row(body[0]):
+        row = body.pop(0)
+        if _filled(row) == 1 and _filled(stack[-1]) > 1:
+            units.append(next(cell for cell in row if cell))
+        else:
+            stack.append(row)
+    if len(stack) == 1:
+        return header, body, " ".join(units)
+    width = max(len(row) for row in stack)
+    rows = [[*row, *[""] * (width - len(row))] for row in stack]
+    for row in rows[:-1]:  # a group's name spans to the next named column
+        for column in range(2, width):
+            if not row[column]:
+                row[column] = row[column - 1]
+    merged = [" ".join(dict.fromkeys(r[c] for r in rows if r[c])) for c in range(width)]
+    return merged, body, " ".join(units)
+
+
+def _is_header_row(row: list[str]) -> bool:
+    cells = [cell for cell in row[1:] if cell]
+    return (
+        bool(row)
+        and not row[0]
+        and bool(cells)
+        and all(_YEAR_CELL.match(cell) or not _FIGURE.match(cell) for cell in cells)
+    )
+
+
 def _filled(cells: list[str]) -> int:
     return sum(1 for cell in cells if cell)
 
@@ -67,6 +114,9 @@ def _cells(line: str) -> list[str]:
     inner = inner[1:] if inner.startswith("|") else inner
     inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
     return [cell.strip().replace("\\|", "|") for cell in _CELL_SPLIT.split(inner)]
+
+
+_SPACED_YEAR = re.compile(r"(?<!\d)([12])\s([09])\s(\d)\s(\d)(?!\d)")  # "2 0 1 8" (PDF spacing)
 
 
 def _header_names(cells: list[str]) -> list[str]:
