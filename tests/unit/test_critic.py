@@ -179,3 +179,14 @@ def test_the_smallest_total_keeps_the_other_conditions() -> None:
     assert grouped[0].endswith('WHERE year = 2024 GROUP BY "region" ORDER BY total ASC LIMIT 1')
     grouped_already = "SELECT region, SUM(revenue) FROM sales GROUP BY region"
     assert totals_per_label(grouped_already, lambda table, column: True) is None
+
+
+def test_the_years_a_question_names_are_no_operands() -> None:
+    years = calculation("(2019 - 2018) / 2018 * 100", "(2019 − 2018) ÷ 2018 × 100 = 0.05")
+    question = "What is the percentage change in the duck count from 2018 to 2019?"
+    found = review(question, years, [])
+    assert found.verdict == "repair" and "2018 and 2019 are years" in found.why
+    figures = calculation("(135 - 120) / 120 * 100", "(135 − 120) ÷ 120 × 100 = 12.5")
+    assert review(question, figures, []).verdict == "accept"
+    span = calculation("2019 - 2011", "2019 − 2011 = 8")
+    assert review("How many years passed between 2011 and 2019?", span, []).verdict == "accept"

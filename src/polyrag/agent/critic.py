@@ -321,6 +321,15 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "discard",
             "one number of the sources shifted by a constant is not a calculation over them",
         )
+    years = {float(y) for y in re.findall(r"\b(?:19|20)\d\d\b", question)}
+    if years and not _ABOUT_YEARS.search(question) and any(n in years for n in from_sources):
+        named = sorted({str(int(n)) for n in from_sources if n in years})
+        what = "is a year" if len(named) == 1 else "are years"
+        return Review(
+            "repair",
+            f"{' and '.join(named)} {what} the question names, not figures: use the values "
+            "written under those years",
+        )
     if _PERCENT.search(question) and "÷" not in outcome.formula and "/" not in outcome.formula:
         return Review(
             "repair",
@@ -336,6 +345,14 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "about; take them from the rows or sentences that do",
         )
     return Review("accept", "every operand is a number of a passage about the question")
+
+
+# Questions whose arithmetic is on the years themselves ("how many years between …").
+_ABOUT_YEARS = re.compile(
+    r"\bhow (?:many|long)\b.*\byears?\b|\byears? (?:between|since|after|apart)\b|"
+    r"\bhow old\b|\bage\b",
+    re.IGNORECASE,
+)
 
 
 def _operands(outcome: ToolOutcome) -> list[float]:
