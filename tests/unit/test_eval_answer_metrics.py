@@ -133,6 +133,8 @@ def fake_embed(texts: Sequence[str]) -> np.ndarray:
     [
         ("In 2019, the fewest ducks were seen: 120.", ["2019"], 1.0),  # the year asked for
         ("In 2020, the fewest ducks were seen: 120.", ["2019"], 0.0),
+        ("FY19 had the higher EBITDA, at $85.1 million.", ["2019"], 1.0),  # a fiscal year
+        ("FY20 had the higher EBITDA.", ["2019"], 0.0),
         ("In FY2018 it was 1,577 million.", ["FY2018: 1,577"], 1.0),  # the figure, not the year
         ("In FY2018 it was 1,373 million.", ["FY2018: 1,577"], 0.0),
         ("It was the North Atlantic Conference.", ["the North Atlantic Conference"], 1.0),

@@ -170,13 +170,17 @@ def correct(prediction: str, golds: Sequence[str], rel_tol: float = 0.01) -> flo
         # A year asked for ("in which year…") is looked for among the reply's years too.
         asked_year = len(gold_numbers) == len(every_gold) and all(map(_is_year, gold_numbers))
         predicted = numbers_in(prediction) if asked_year else _without_years(numbers_in(prediction))
-        if asked_year:  # 2020 is not "within 1%" of 2019
+        if asked_year:  # 2020 is not "within 1%" of 2019; FY19 is 2019
+            predicted += [2000.0 + int(short) for short in _SHORT_YEAR.findall(prediction)]
             return 1.0 if set(predicted) & set(gold_numbers) else 0.0
         hit = any(
             _same_quantity(p, g, rel_tol, ignore_sign=True) for p in predicted for g in gold_numbers
         )
         return 1.0 if hit else 0.0
     return 1.0 if token_recall(prediction, golds) >= 0.8 else 0.0
+
+
+_SHORT_YEAR = re.compile(r"\bFY\s?'?(\d{2})\b", re.IGNORECASE)
 
 
 def _without_years(numbers: Sequence[float]) -> list[float]:
