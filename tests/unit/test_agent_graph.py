@@ -542,3 +542,19 @@ def test_a_computed_answer_states_the_calculators_result() -> None:
     assert not with_result(withdrawn, evidence, question).refused
     # Without a calculation, nothing changes.
     assert with_result(redone, evidence[:1], question) is redone
+
+
+def test_a_question_that_picks_something_keeps_its_reply() -> None:
+    from polyrag.agent.grounding import derived, with_result
+    from polyrag.agent.tools.base import ToolOutcome
+    from polyrag.answer.evidence import Evidence
+    from polyrag.types import Answer, Citation
+
+    costs = Chunk("a1", "costs", "/docs/costs.md", "| Acquisition costs | 30 | 14 |", Locator())
+    outcome = ToolOutcome("calculator", {}, True, "30 − 14 = 16", backing=(costs,),
+                          formula="30 − 14 = 16")  # fmt: skip
+    evidence = [Evidence(1, costs, costs.text), replace(derived(outcome), n=2)]
+    reply = Answer("q", "2019 [1].", False, (Citation(1, costs),), "m", {})
+    for question in ("In which year were acquisition costs larger?", "Were costs larger in 2019?"):
+        assert with_result(reply, evidence, question) is reply
+    assert with_result(reply, evidence, "By how much did costs change?") is not reply

@@ -127,6 +127,11 @@ def _names_in(text: str) -> set[str]:
     return {name.lower() for name in names_in(text)}
 
 
+_PICKS = re.compile(
+    r"^\W*(?:in|on|at|for|during)?\s*(?:which|who|whom|whose|where|when|what (?:year|month|day|"
+    r"date|period|quarter))\b|^\W*(?:is|are|was|were|do|does|did|has|have|had)\b",
+    re.IGNORECASE,
+)
 _ASKS_PERCENT = re.compile(r"\bper ?cent(?:age)?\b|%", re.IGNORECASE)
 
 
@@ -137,6 +142,8 @@ def with_result(answer: Answer, evidence: Sequence[Evidence], question: str) -> 
     citing the numbers it used. A reply withdrawn as unsupported, or in which the model found
     no answer, gives way to the result too: the critic accepted its operands."""
     if answer.refused and answer.refusal_reason not in (NOT_SUPPORTED, NO_ANSWER_FOUND):
+        return answer
+    if _PICKS.search(question):  # "In which year was it larger?" wants the year, not the gap
         return answer
     calculations = [item for item in evidence if item.derived and item.text.startswith(_CALC)]
     if not calculations:
