@@ -190,3 +190,41 @@ def test_the_years_a_question_names_are_no_operands() -> None:
     assert review(question, figures, []).verdict == "accept"
     span = calculation("2019 - 2011", "2019 − 2011 = 8")
     assert review("How many years passed between 2011 and 2019?", span, []).verdict == "accept"
+
+
+@pytest.mark.parametrize(
+    ("question", "expression", "shown", "why"),
+    [
+        (
+            "What is the average duck count?",
+            "4044 - 3316 / 3316 * 100",
+            "4044 − 3316 ÷ 3316 × 100 = 3944",
+            "divided by itself",
+        ),
+        (
+            "What is the 2019 average duck count?",
+            "(135 - 120) / 120 * 100",
+            "(135 − 120) ÷ 120 × 100 = 12.5",
+            "asks for an average",
+        ),
+        (
+            "What was the difference in the duck count between 2019 and 2020?",
+            "(135 - 120) / 120 * 100",
+            "(135 − 120) ÷ 120 × 100 = 12.5",
+            "a difference, not a percentage",
+        ),
+    ],
+)
+def test_a_formula_of_the_wrong_shape_is_repaired(
+    question: str, expression: str, shown: str, why: str
+) -> None:
+    found = review(question, calculation(expression, shown), [])
+    assert found.verdict == "repair" and why in found.why
+
+
+def test_formulas_of_the_right_shape_are_accepted() -> None:
+    average = calculation("(135 + 120) / 2", "(135 + 120) ÷ 2 = 127.5")
+    assert review("What is the average duck count?", average, []).verdict == "accept"
+    change = calculation("(135 - 120) / 120 * 100", "(135 − 120) ÷ 120 × 100 = 12.5")
+    assert review("What is the percentage change in ducks?", change, []).verdict == "accept"
+    assert review("What is the growth rate of the duck count?", change, []).verdict == "accept"

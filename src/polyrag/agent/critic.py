@@ -35,6 +35,14 @@ _GENERIC = frozenset(
     }
 )  # fmt: skip
 MAX_PLAUSIBLE = 1e15
+# "4044 - 3316 / 3316 * 100": the change lost its parentheses.
+_SELF_DIVIDED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*/\s*\1(?![\d.])")
+_AVERAGE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
+_DIFFERENCE = re.compile(r"\bdifference\b|\bchange\b|\bhow much (?:more|less|higher|lower)\b", re.I)
+_RELATIVE = re.compile(
+    r"\bpercent|%|per cent|\bratio\b|\bproportion\b|\brate\b|\bgrowth\b|\bshare\b|\btimes\b",
+    re.IGNORECASE,
+)
 _WHICH_PERIOD = re.compile(
     r"\b(?:which|what) (?:year|period|quarter|month|fiscal year)\b|\bin which (?:year|period)\b",
     re.IGNORECASE,
@@ -329,6 +337,28 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "repair",
             f"{' and '.join(named)} {what} the question names, not figures: use the values "
             "written under those years",
+        )
+    expression = str(outcome.arguments.get("expression", "")).replace(",", "")
+    if _SELF_DIVIDED.search(expression):
+        return Review(
+            "repair",
+            "a number is divided by itself, so a parenthesis is missing: a percentage change is "
+            "(new - old) / old * 100",
+        )
+    if _AVERAGE.search(question) and "+" not in expression and not _PERCENT.search(question):
+        return Review(
+            "repair",
+            "the question asks for an average: add the values and divide by how many there "
+            "are, (a + b) / 2",
+        )
+    if (
+        _DIFFERENCE.search(question)
+        and not _RELATIVE.search(question)
+        and re.search(r"\*\s*100\b", expression)
+    ):
+        return Review(
+            "repair",
+            "the question asks for a difference, not a percentage: new - old, without * 100",
         )
     if _PERCENT.search(question) and "÷" not in outcome.formula and "/" not in outcome.formula:
         return Review(
