@@ -18,7 +18,7 @@ from polyrag.answer.evidence import content_words
 from polyrag.types import Hit
 
 # Abbreviations any reader of business documents knows without a definition (the questions of
-# FinanceBench use these freely; filings write them out). The meaning is shown in the trace.
+# FinanceBench use these freely; filings write them out), each with what it stands for.
 KNOWN: dict[str, str] = {
     "AGM": "annual general meeting",
     "AI": "artificial intelligence",
@@ -154,8 +154,8 @@ def undefined_term(
 
     `hits`: what retrieval found for the question; `search`: a keyword search of the whole
     index for one term (an error there counts as found, so that nothing is asked wrongly)."""
+    seen = [text for h in hits for text in (h.chunk.text, h.chunk.path)]
     for term in candidates(question):
-        seen = [h.chunk.text for h in hits] + [h.chunk.path for h in hits]
         if written_in(term, seen):
             continue
         try:
