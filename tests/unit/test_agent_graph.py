@@ -558,3 +558,23 @@ def test_a_question_that_picks_something_keeps_its_reply() -> None:
     for question in ("In which year were acquisition costs larger?", "Were costs larger in 2019?"):
         assert with_result(reply, evidence, question) is reply
     assert with_result(reply, evidence, "By how much did costs change?") is not reply
+
+
+def test_a_code_repair_that_fails_is_traced_and_the_query_as_written_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from polyrag.agent import critic
+
+    broken = ("SELECT SUM(nothing) FROM nowhere", "year")  # an injected, failing repair
+    monkeypatch.setattr(critic, "totals_per_label", lambda query, repeats: broken)
+    agent, _ = make_agent(
+        tmp_path,
+        [
+            sql("SELECT SUM(freshwater_ducks) AS total FROM duck_observations"),
+            "405 freshwater ducks were observed [1].",
+        ],
+    )
+    answer, trace = ask(agent, "How many freshwater ducks were observed in total?", "aggregate")
+    (failed,) = [s for s in trace.steps if s.data.get("verdict") == "repair failed"]
+    assert "unknown table 'nowhere'" in failed.summary and "as written runs" in failed.summary
+    assert steps_named(trace, "tool") == ["sql: total = 405"] and "405" in answer.text

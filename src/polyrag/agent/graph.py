@@ -743,6 +743,12 @@ class Agent:
                     {"verdict": "repair", "written": query, "query": repaired},
                 )
                 return outcome
+            run.trace.add(
+                "critic",
+                f"the repair ({'; '.join(notes)}) failed: {outcome.error}; the query as written "
+                "runs instead",
+                {"verdict": "repair failed", "written": query, "query": repaired},
+            )
         return self.toolbox.call("sql", {"query": query}, context)
 
     def _without_unnamed_filters(
