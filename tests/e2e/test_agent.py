@@ -146,3 +146,12 @@ def test_a_term_no_document_writes_is_asked_about_then_answered(home: Path) -> N
     resumed = ask(home, "--thread", paused["thread"], "net revenue")
     assert "4,630" in resumed["answer"] or "4630" in resumed["answer"], resumed
     assert any("northwind" in c["path"] for c in resumed["citations"])
+
+
+def test_who_was_born_first_is_decided_by_the_birth_dates(home: Path) -> None:
+    reply = ask(home, "Who was born first, Ed Wood or Scott Derrickson?")
+    assert reply["answer"].startswith("Ed Wood was born first"), reply
+    assert "October 10, 1924" in reply["answer"] and "July 16, 1966" in reply["answer"]
+    cited = {Path(c["path"]).name for c in reply["citations"]}
+    assert {"Ed_Wood.md", "Scott_Derrickson.md"} <= cited
+    assert steps(reply, "compare") and not steps(reply, "generate")

@@ -578,3 +578,42 @@ def test_a_code_repair_that_fails_is_traced_and_the_query_as_written_runs(
     (failed,) = [s for s in trace.steps if s.data.get("verdict") == "repair failed"]
     assert "unknown table 'nowhere'" in failed.summary and "as written runs" in failed.summary
     assert steps_named(trace, "tool") == ["sql: total = 405"] and "405" in answer.text
+
+
+def test_who_is_older_is_decided_by_code_from_the_birth_dates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tests.unit.test_agent_graph as here
+
+    people = [
+        Chunk("m1", "morton", "/docs/Annie_Morton.md",
+              "Annie Morton (born October 8, 1970) is an American model photographed by "
+              "Terry Richardson.", Locator()),
+        Chunk("r1", "richardson", "/docs/Terry_Richardson.md",
+              'Terrence "Uncle Terry" Richardson (born August 14, 1965) is an American '
+              "photographer.", Locator()),
+    ]  # fmt: skip
+    monkeypatch.setattr(here, "CHUNKS", [*CHUNKS, *people])
+    agent, chat = make_agent(tmp_path, [])
+    for question, name in (
+        ("Who is older, Annie Morton or Terry Richardson?", "Terry Richardson is older"),
+        ("Who is younger, Annie Morton or Terry Richardson?", "Annie Morton is younger"),
+    ):
+        answer, trace = ask(agent, question, "compare")
+        assert answer.text.startswith(name), answer.text
+        assert {c.chunk.chunk_id for c in answer.citations} == {"m1", "r1"}
+        assert steps_named(trace, "compare") and answer.provider == "code"
+    assert not chat.asked  # no model call: the dates decide
+
+
+def test_a_birth_is_read_right_after_the_name() -> None:
+    from polyrag.agent.questions import birth, older_by_dates
+
+    film = "Glen or Glenda was directed by Ed Wood and released in 1953 (a low-budget film)."
+    wood = "Edward Davis Wood Jr. (October 10, 1924 – December 10, 1978) was a filmmaker."
+    assert birth("Ed Wood", [film, wood]) is not None
+    assert birth("Ed Wood", [film, wood]).written == "October 10, 1924"  # type: ignore[union-attr]
+    assert birth("Ed Wood", [film]) is None  # 1953 is a film's year, not his birth
+    same_year = ["Ann Lee (born 1970) sings.", "Bo Ray (born 1970) plays."]
+    assert older_by_dates("Who is older, Ann Lee or Bo Ray?", same_year) is None
+    assert older_by_dates("Who sang first, Ann Lee or Bo Ray?", same_year) is None

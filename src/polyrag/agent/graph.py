@@ -52,10 +52,12 @@ from polyrag.agent.grounding import (
     with_result,
 )
 from polyrag.agent.questions import (
+    AGES,
     ambiguous,
     bridge_searches,
     chosen_by_reply,
     entity_searches,
+    older_by_dates,
     relevant,
     stated_in,
 )
@@ -77,6 +79,7 @@ from polyrag.agent.trace import Trace, now
 from polyrag.answer.evidence import Evidence, label, render
 from polyrag.answer.gate import gate
 from polyrag.answer.prompts import prompt
+from polyrag.answer.verify import Verdict
 from polyrag.errors import LLMError
 from polyrag.index.store.base import Store
 from polyrag.index.tables.base import TableStore
@@ -86,6 +89,7 @@ from polyrag.types import (
     WEAK_EVIDENCE,
     Answer,
     Chunk,
+    Citation,
     Filter,
     Hit,
 )
@@ -409,6 +413,8 @@ class Agent:
         not, what was found and what to search next; a search already run is not repeated."""
         question = state["question"]
         evidence = self._evidence_for(state, hits, run, quiet=True)
+        if older_by_dates(question, [e.chunk.text for e in evidence]) is not None:
+            return None  # both birth dates are there: code compares them, no model call needed
         texts = [e.text for e in evidence]
         searched = {s.casefold() for s in state.get("searched", [])}
         # Next hops made by code from what the best passages name: they need no model call,
@@ -552,6 +558,9 @@ class Agent:
                 thread=run.thread,
             )
         show_evidence(evidence, run.trace)
+        compared = self._by_birth_dates(run, question, evidence)
+        if compared is not None:
+            return compared
         style = prompt("yesno") if _YES_NO.match(question) else ""
         if any(item.derived for item in evidence):
             style += prompt("computed")
@@ -587,6 +596,44 @@ class Agent:
         if _YES_NO.match(question) and not answer.refused:
             answer = self._yes_or_no(run, question, evidence, answer)
         return answer
+
+    def _by_birth_dates(
+        self, run: Run, question: str, evidence: Sequence[Evidence]
+    ) -> Answer | None:
+        """ "Who is older, A or B?": code compares the birth dates the passages give right after
+        each name and writes the answer citing both; None when it cannot tell."""
+        found = older_by_dates(question, [item.chunk.text for item in evidence])
+        asked = AGES.search(question)
+        if found is None or asked is None:
+            return None
+        chosen, other = found
+        one, two = evidence[chosen.passage], evidence[other.passage]
+        word = asked["word"].lower()
+        verb = {"older": "is older", "elder": "is the elder", "younger": "is younger"}
+        text = (
+            f"{chosen.name} {verb.get(word, f'was {word}')}: born {chosen.written} [{one.n}], "
+            f"while {other.name} was born {other.written} [{two.n}]."
+        )
+        run.trace.add(
+            "compare",
+            f"birth dates compared by code: {chosen.name} {chosen.written}, "
+            f"{other.name} {other.written}",
+            {
+                "answer": chosen.name,
+                "dates": {chosen.name: chosen.written, other.name: other.written},
+            },
+        )
+        cited = (Citation(one.n, one.chunk), Citation(two.n, two.chunk))
+        verdict = Verdict(text, False, "answered", cited)
+        return conclude(
+            run.request,
+            run.trace,
+            verdict,
+            "code",
+            mode="agent",
+            standalone=question,
+            thread=run.thread,
+        )
 
     def _yes_or_no(
         self, run: Run, question: str, evidence: Sequence[Evidence], answer: Answer

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +150,70 @@ def names_in(text: str) -> list[str]:
             if name not in out:
                 out.append(name)
     return out
+
+
+# -- who is older: birth dates compared by code --------------------------------------------------
+
+AGES = re.compile(
+    r"\b(?P<word>older|elder|younger|born (?:first|earlier|later|last))\b", re.IGNORECASE
+)
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_DATE = re.compile(
+    rf"(?P<md>(?P<m1>{_MONTHS}) (?P<d1>\d{{1,2}}),? (?P<y1>\d{{4}}))|"
+    rf"(?P<dm>(?P<d2>\d{{1,2}}) (?P<m2>{_MONTHS}),? (?P<y2>\d{{4}}))|(?P<y3>\b\d{{4}}\b)"
+)
+_LIFE = re.compile(r"\(([^()]*?\b(?:born|\d{4})\b[^()]*)\)")  # "(born …)" or "(1902 – 1968)"
+
+
+@dataclass(frozen=True)
+class Birth:
+    name: str
+    written: str  # the date as the passage writes it
+    when: tuple[int, int, int]  # year, month, day (0 where the passage gives only the year)
+    passage: int  # the index of the passage that says it
+
+
+def birth(name: str, passages: Sequence[str]) -> Birth | None:
+    """When a person was born, as the passage about them writes it right after their name:
+    "Annie Morton (born October 8, 1970)", "Ed Wood (October 10, 1924 – December 10, 1978)"."""
+    last = name.split()[-1].lower()
+    for index, text in enumerate(passages):
+        lowered = text.lower()
+        at = lowered.find(last)
+        if at < 0:
+            continue
+        life = _LIFE.search(text, at)
+        if life is None or life.start() - at > 80:  # the parenthesis must follow the name
+            continue
+        date = _DATE.search(life.group(1))
+        if date is None:
+            continue
+        months = _MONTHS.split("|")
+        if date["md"]:
+            when = (int(date["y1"]), months.index(date["m1"]) + 1, int(date["d1"]))
+        elif date["dm"]:
+            when = (int(date["y2"]), months.index(date["m2"]) + 1, int(date["d2"]))
+        else:
+            when = (int(date["y3"]), 0, 0)
+        return Birth(name, date.group(0), when, index)
+    return None
+
+
+def older_by_dates(question: str, passages: Sequence[str]) -> tuple[Birth, Birth] | None:
+    """For "Who is older, A or B?" (younger, born first, born later): the birth of the one the
+    question asks for, then the other's; None when the question is not of that kind, a date is
+    missing, or the dates cannot tell the two apart."""
+    asked = AGES.search(question)
+    names = names_in(question)
+    if asked is None or len(names) != 2:
+        return None
+    found = [birth(name, passages) for name in names]
+    if found[0] is None or found[1] is None:
+        return None
+    first, second = sorted((b for b in found if b is not None), key=lambda b: b.when)
+    if first.when == second.when or (
+        first.when[0] == second.when[0] and 0 in (first.when[1], second.when[1])
+    ):
+        return None
+    earlier_wins = asked["word"].lower() in ("older", "elder", "born first", "born earlier")
+    return (first, second) if earlier_wins else (second, first)
