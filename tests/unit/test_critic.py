@@ -228,3 +228,30 @@ def test_formulas_of_the_right_shape_are_accepted() -> None:
     change = calculation("(135 - 120) / 120 * 100", "(135 − 120) ÷ 120 × 100 = 12.5")
     assert review("What is the percentage change in ducks?", change, []).verdict == "accept"
     assert review("What is the growth rate of the duck count?", change, []).verdict == "accept"
+
+
+def test_operands_from_lines_about_something_else_are_repaired() -> None:
+    note = Chunk(
+        "n1", "s1", "/d/imft.md",
+        "IMFT sales to Intel were $731 million, $507 million, and $493 million for 2019, 2018, "
+        "and 2017, respectively. IMFT total assets were $2,664 million and $3,025 million.",
+        Locator(),
+    )  # fmt: skip
+    question = "What is the change of IMFT's total assets from 2018 to 2019?"
+    sales = calculation("493 - 507", "493 − 507 = -14", note)
+    found = review(question, sales, [])
+    assert found.verdict == "repair" and "493, 507 are not from" in found.why
+    assets = calculation("2664 - 3025", "2,664 − 3,025 = -361", note)
+    assert review(question, assets, []).verdict == "accept"
+
+
+def test_a_row_named_as_the_question_names_it_wins_over_a_similar_one() -> None:
+    rows = "| As of | 2019 | 2018 |\n| --- | --- | --- |\n| Total current assets | 391 | 339 |\n"
+    sheet = Chunk(
+        "b1", "s1", "/d/balance.md", rows + "| Total assets | $2,664 | $3,025 |", Locator()
+    )
+    question = "What is the change of IMFT's total assets from 2018 to 2019?"
+    current = review(question, calculation("391 - 339", "391 − 339 = 52", sheet), [])
+    assert current.verdict == "repair" and current.search == "total assets"
+    total = calculation("2664 - 3025", "2,664 − 3,025 = -361", sheet)
+    assert review(question, total, []).verdict == "accept"

@@ -18,7 +18,7 @@ from sqlglot import exp
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.agent.tools.calculator import FREE_CONSTANTS
 from polyrag.answer.evidence import content_words
-from polyrag.answer.numbers import numbers_in_text
+from polyrag.answer.numbers import numbers_in_text, same_number, show
 from polyrag.types import Chunk
 
 Verdict = Literal["accept", "repair", "discard"]
@@ -35,6 +35,11 @@ _GENERIC = frozenset(
     }
 )  # fmt: skip
 MAX_PLAUSIBLE = 1e15
+_OPERATIONS = frozenset(
+    {"change", "difference", "percentage", "percent", "ratio", "average", "sum", "total",
+     "proportion", "increase", "decrease", "growth", "rate", "mean"}
+) - {"total"}  # fmt: skip
+_LINES = re.compile(r"\n|(?<=[a-z)%])\.\s+(?=[A-Z])")  # rows and sentences
 # "4044 - 3316 / 3316 * 100": the change lost its parentheses.
 _SELF_DIVIDED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*/\s*\1(?![\d.])")
 _AVERAGE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
@@ -54,6 +59,7 @@ _YEAR_VALUE = re.compile(r"= (?:FY ?)?(?:19|20)\d\d\b|= (?:Q[1-4]|[A-Za-z]{3,})"
 class Review:
     verdict: Verdict
     why: str
+    search: str = ""  # a search in the documents found that may bring what the repair needs
 
 
 def review(question: str, outcome: ToolOutcome, passages: Sequence[Chunk]) -> Review:
@@ -374,7 +380,99 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "the numbers used come from passages that do not mention what the question asks "
             "about; take them from the rows or sentences that do",
         )
+    astray: list[str] = []
+    named = False
+    if not _ABOUT_YEARS.search(question):
+        astray, named = _operands_astray(question, from_sources, backing, passages)
+    if astray:
+        where = (
+            f"the row or sentence that names {_subject(question)!r}"
+            if named
+            else f"a line that speaks of {' '.join(sorted(_measure_words(question)))}"
+        )
+        return Review(
+            "repair",
+            f"{', '.join(astray)} are not from {where}: take the numbers from there",
+            search=_subject(question),
+        )
     return Review("accept", "every operand is a number of a passage about the question")
+
+
+def _lines(text: str) -> list[tuple[str, str]]:
+    """A passage's rows and sentences, each with what it is read with: a table row with the
+    table's title and header (a figure's measure is often its column's name: "| Year | Ducks
+    |")."""
+    parts = [line for line in _LINES.split(text) if line.strip()]
+    first = next((i for i, line in enumerate(parts) if line.lstrip().startswith("|")), None)
+    if first is None:
+        return [(line, line) for line in parts]
+    heading = " ".join(parts[: first + 1])
+    return [
+        (line, f"{heading} {line}" if line.lstrip().startswith("|") else line) for line in parts
+    ]
+
+
+def _subject(question: str) -> str:
+    """What a calculation is over, as a search in the documents already found: the question's
+    words less the operation, the names and the years ("What is the change of IMFT's total
+    assets from 2018 to 2019?" → "total assets"; the table says it without the name)."""
+    from polyrag.agent.questions import names_in
+
+    named = {w.lower() for name in names_in(question) for w in re.findall(r"\w+", name)}
+    kept = content_words(question) - _OPERATIONS - named
+    words = [
+        w for w in re.findall(r"[\w'’&-]+", question) if re.sub(r"['’]s$", "", w.lower()) in kept
+    ]
+    return " ".join(w for w in words if not w.isdigit())
+
+
+def _measure_words(question: str) -> set[str]:
+    """What the question measures ("total assets" → assets): its words less the names it
+    mentions (the company every line of the filing is about), years and generic words."""
+    from polyrag.agent.questions import names_in
+
+    named = {w.lower() for name in names_in(question) for w in re.findall(r"\w+", name)}
+    return {w for w in content_words(question) - _GENERIC - named if not w.isdigit() and len(w) > 2}
+
+
+def _operands_astray(
+    question: str,
+    operands: Sequence[float],
+    backing: Sequence[Chunk],
+    passages: Sequence[Chunk] = (),
+) -> tuple[list[str], bool]:
+    """The operands every line of which (a table row, a sentence) speaks of nothing the question
+    measures: "493 − 507" taken from "IMFT sales to Intel were … $507 million, and $493
+    million" for a change in IMFT's total assets. When a line with figures names the measure
+    as the question does ("Total assets"), the operands must come from such lines ("Total
+    current assets" is another row); the second value says whether such a line exists."""
+    measure = {w[:5] for w in _measure_words(question)}
+    if not measure:
+        return [], False
+    subject = _subject(question)
+    exact = re.compile(rf"(?<!\w){re.escape(subject)}(?!\w)", re.IGNORECASE)
+    named_rows = bool(subject) and any(
+        exact.search(line) and numbers_in_text(line)
+        for chunk in (*backing, *passages)
+        for line, _ in _lines(chunk.text)
+    )
+    lines = [pair for chunk in backing for pair in _lines(chunk.text)]
+    astray = []
+    for operand in operands:
+        holding = [
+            (line, read)
+            for line, read in lines
+            if any(same_number(operand, n) for n in numbers_in_text(line))
+        ]
+        if not holding:
+            continue
+        if named_rows:
+            fits = any(exact.search(line) for line, _ in holding)
+        else:
+            fits = any(measure & {w[:5] for w in content_words(read)} for _, read in holding)
+        if not fits:
+            astray.append(show(operand))
+    return astray, named_rows
 
 
 # Questions whose arithmetic is on the years themselves ("how many years between …").

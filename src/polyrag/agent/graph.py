@@ -499,15 +499,18 @@ class Agent:
             feedback = verdict.why if verdict.verdict == "repair" else ""
             if verdict.verdict == "discard":
                 failures[last.tool] = self.settings.tool_retries + 1
+            found = self._search_for_repair(verdict.search, state, run)
         else:
             feedback = last.error
+            found = {}
         retries_left = failures.get(last.tool, 0) <= self.settings.tool_retries
-        # The same call again after the feedback: another try would only repeat it.
-        repeated = any(
+        # The same call again after the feedback: another try would only repeat it (unless a
+        # search just brought passages it has not seen).
+        repeated = "hits" not in found and any(
             t["tool"] == last.tool and t["arguments"] == last.arguments for t in tools[:-1]
         )
         if retries_left and not repeated and self._calls_left(run, 2):
-            return {"failures": failures, "feedback": feedback, "next": "tool"}
+            return {"failures": failures, "feedback": feedback, "next": "tool", **found}
         aside.append(last.tool)
         run.trace.add(
             "critic", f"{last.tool} set aside for this question", {"set_aside": last.tool}
@@ -517,12 +520,34 @@ class Agent:
             "set_aside": aside,
             "next": "evaluate",
             "feedback": "",
+            **found,
         }
         # Queries that ran and found no rows, every time: the tables do not hold what the
         # question asks for (a year they do not cover), which the answer must not paper over.
         ran = [t for t in tools if t["tool"] == "sql" and t["ok"]]
         if last.tool == "sql" and ran and all(critic.found_nothing(t["result"]) for t in ran):
             update["nothing_found"] = True
+        return update
+
+    def _search_for_repair(self, search: str, state: AgentState, run: Run) -> dict[str, Any]:
+        """The critic's search for what a repair needs (the rows about what the question
+        measures: "total assets"), run once, inside the documents already found; its best
+        passages join the evidence the next call sees."""
+        searched = state.get("searched", [])
+        if not search or search.casefold() in {s.casefold() for s in searched}:
+            return {}
+        sources = tuple(dict.fromkeys(h["chunk"]["source_id"] for h in state.get("hits", [])))
+        where = replace(run.request.where or Filter(), source_ids=sources) if sources else None
+        found = self.steps.retrieve(search, where or run.request.where, run.trace)[:PER_ROUND]
+        known = {h["chunk"]["chunk_id"] for h in state.get("hits", [])}
+        fresh = [h for h in found if h.chunk.chunk_id not in known]
+        update: dict[str, Any] = {"searched": [*searched, search]}
+        if fresh:
+            rounds = state.get("rounds", 1)
+            update["hits"] = [
+                *state.get("hits", []),
+                *(hit_to_dict(h, rounds, search) for h in fresh),
+            ]
         return update
 
     def _answer(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
