@@ -381,13 +381,13 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "about; take them from the rows or sentences that do",
         )
     astray: list[str] = []
-    named = False
+    row_named = False
     if not _ABOUT_YEARS.search(question):
-        astray, named = _operands_astray(question, from_sources, backing, passages)
+        astray, row_named = _operands_astray(question, from_sources, backing, passages)
     if astray:
         where = (
             f"the row or sentence that names {_subject(question)!r}"
-            if named
+            if row_named
             else f"a line that speaks of {' '.join(sorted(_measure_words(question)))}"
         )
         return Review(
