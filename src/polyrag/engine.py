@@ -22,6 +22,7 @@ from polyrag.agent.graph import Agent
 from polyrag.agent.memory import Memory, Recalled
 from polyrag.agent.route import RESUMED, Route, route
 from polyrag.agent.steps import Steps
+from polyrag.agent.terms import candidates
 from polyrag.agent.trace import Trace
 from polyrag.answer.generate import Turn
 from polyrag.errors import ConfigError, LLMError, SourceNotFoundError
@@ -287,7 +288,12 @@ class Engine:
         chosen = route(standalone, hits)
         if mode == "auto" and not chosen.sure:
             chosen = self._classify(standalone, chosen, trace)
-        if mode == "auto" and not chosen.agent and self.settings.agent.clarify:
+        if (
+            mode == "auto"
+            and not chosen.agent
+            and self.settings.agent.clarify
+            and candidates(standalone)
+        ):
             term = self.agent.undefined_term(standalone, hits, request.where)
             if term is not None:  # the agent asks what it means rather than guess
                 chosen = Route(chosen.kind, True, f"the sources never write {term!r}")
