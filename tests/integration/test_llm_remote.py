@@ -124,17 +124,21 @@ def _tool_call_chunks(arguments: str) -> bytes:
         if n == 0:
             call.update(id="call-1", type="function")
             call["function"] = {"name": "Classified", "arguments": part}
-        delta = {"role": "assistant", "tool_calls": [call]}
-        body = {
-            "id": "c",
-            "object": "chat.completion.chunk",
-            "created": 0,
-            "model": "scripted",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
-        }
-        chunks.append(f"data: {json.dumps(body)}\n\n")
+        chunks.append(_event({"role": "assistant", "tool_calls": [call]}))
     chunks.append("data: [DONE]\n\n")
     return "".join(chunks).encode()
+
+
+def _event(delta: dict[str, object]) -> str:
+    """One streamed chat-completion chunk carrying `delta`, as a server-sent event."""
+    body = {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "scripted",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+    }
+    return f"data: {json.dumps(body)}\n\n"
 
 
 @pytest.fixture
@@ -159,14 +163,7 @@ def tool_server() -> Iterator[tuple[str, list[dict[str, Any]], list[bool]]]:
                 self.send_header("Content-Type", "text/event-stream")
             else:  # JSON mode: the object as content
                 content = {"role": "assistant", "content": '{"kind": "lookup"}'}
-                chunk = {
-                    "id": "c",
-                    "object": "chat.completion.chunk",
-                    "created": 0,
-                    "model": "scripted",
-                    "choices": [{"index": 0, "delta": content, "finish_reason": None}],
-                }
-                data = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+                data = (_event(content) + "data: [DONE]\n\n").encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
             self.send_header("Content-Length", str(len(data)))

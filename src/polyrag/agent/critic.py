@@ -36,9 +36,9 @@ _GENERIC = frozenset(
 )  # fmt: skip
 MAX_PLAUSIBLE = 1e15
 _OPERATIONS = frozenset(
-    {"change", "difference", "percentage", "percent", "ratio", "average", "sum", "total",
-     "proportion", "increase", "decrease", "growth", "rate", "mean"}
-) - {"total"}  # fmt: skip
+    {"change", "difference", "percentage", "percent", "ratio", "average", "sum", "proportion",
+     "increase", "decrease", "growth", "rate", "mean"}
+)  # fmt: skip
 _LINES = re.compile(r"\n|(?<=[a-z)%])\.\s+(?=[A-Z])")  # rows and sentences
 # "4044 - 3316 / 3316 * 100": the change lost its parentheses.
 _SELF_DIVIDED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*/\s*\1(?![\d.])")
@@ -416,10 +416,7 @@ def _subject(question: str) -> str:
     """What a calculation is over, as a search in the documents already found: the question's
     words less the operation, the names and the years ("What is the change of IMFT's total
     assets from 2018 to 2019?" → "total assets"; the table says it without the name)."""
-    from polyrag.agent.questions import names_in
-
-    named = {w.lower() for name in names_in(question) for w in re.findall(r"\w+", name)}
-    kept = content_words(question) - _OPERATIONS - named
+    kept = content_words(question) - _OPERATIONS - _words_of_names(question)
     words = [
         w for w in re.findall(r"[\w'’&-]+", question) if re.sub(r"['’]s$", "", w.lower()) in kept
     ]
@@ -429,10 +426,15 @@ def _subject(question: str) -> str:
 def _measure_words(question: str) -> set[str]:
     """What the question measures ("total assets" → assets): its words less the names it
     mentions (the company every line of the filing is about), years and generic words."""
+    named = _words_of_names(question)
+    return {w for w in content_words(question) - _GENERIC - named if not w.isdigit() and len(w) > 2}
+
+
+def _words_of_names(question: str) -> set[str]:
+    """The lower-cased words of the names a question mentions ("IMFT", "Annie", "Morton")."""
     from polyrag.agent.questions import names_in
 
-    named = {w.lower() for name in names_in(question) for w in re.findall(r"\w+", name)}
-    return {w for w in content_words(question) - _GENERIC - named if not w.isdigit() and len(w) > 2}
+    return {w.lower() for name in names_in(question) for w in re.findall(r"\w+", name)}
 
 
 def _operands_astray(
