@@ -81,6 +81,14 @@ class AnswerSettings(_Section):
         "question is below this. Calibrated with `python -m bench.calibrate_refusal`: 99% of "
         "answerable SQuAD 2.0 questions score above it against their own paragraph.",
     )
+    unanswered_at: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description="Refuse a looked-up answer when the model, asked whether its cited passages "
+        "answer the question exactly as asked, gives 'no' at least this share of probability "
+        "(0 turns the check off). Calibrated on half of the SQuAD 2.0 sample.",
+    )
     history_turns: int = Field(10, ge=0, description="Chat turns used to rewrite follow-ups.")
     prompt_turns: int = Field(
         2, ge=0, description="Recent chat turns shown to the model with the sources."

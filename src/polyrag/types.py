@@ -309,6 +309,7 @@ WEAK_EVIDENCE = "weak evidence"
 NO_EVIDENCE_FITS = "no evidence fits"
 NO_ANSWER_FOUND = "model found no answer"
 NOT_SUPPORTED = "answer not supported"
+NOT_ANSWERED = "question not answered"
 NEEDS_CLARIFICATION = "needs clarification"
 UNSAFE = "unsafe request"
 REFUSAL_REASONS = {  # each reason, as it is explained to the user
@@ -316,6 +317,7 @@ REFUSAL_REASONS = {  # each reason, as it is explained to the user
     NO_EVIDENCE_FITS: "the retrieved passages do not fit the model's context",
     NO_ANSWER_FOUND: "the model found no answer in the retrieved passages",
     NOT_SUPPORTED: "the model's reply was withdrawn: the sources do not support it",
+    NOT_ANSWERED: "the cited passages are about the question but do not answer it as asked",
     NEEDS_CLARIFICATION: "the question can be read several ways: answer the question back",
     UNSAFE: "the reply was withheld: it would reveal instructions or harmful content",
 }

@@ -15,6 +15,9 @@ class Replies:
     replies: list[str | Exception]
     name: str = "scripted"
     asked: list[tuple[list[Message], GenerationOptions]] = field(default_factory=list)
+    # Each `weigh` call takes the next share of "no"; when none are left, the passages answer.
+    doubts: list[float] = field(default_factory=list)
+    weighed: list[str] = field(default_factory=list)  # the prompts that were weighed
 
     def stream(self, messages: Sequence[Message], options: GenerationOptions) -> Iterator[str]:
         self.asked.append((list(messages), options))
@@ -22,6 +25,11 @@ class Replies:
         if isinstance(reply, Exception):
             raise reply
         yield from (reply[:5], reply[5:])
+
+    def weigh(self, messages: Sequence[Message], choices: Sequence[str]) -> dict[str, float]:
+        self.weighed.append(messages[-1].content)
+        doubt = self.doubts.pop(0) if self.doubts else 0.0
+        return {choice: doubt if choice == "no" else 1.0 - doubt for choice in choices}
 
     def healthy(self) -> bool:
         return True

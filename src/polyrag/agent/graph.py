@@ -594,7 +594,12 @@ class Agent:
         draft = self.steps.generate(question, evidence, run.request.history, run.trace, style=style)
         arithmetic = state.get("kind") in ("compute", "aggregate", "compare")
         verdict = self.steps.verify(
-            draft, evidence, run.trace, arithmetic=arithmetic, question=question
+            draft,
+            evidence,
+            run.trace,
+            arithmetic=arithmetic,
+            question=question,
+            check_answered=run.trace.model_calls < self.settings.max_model_calls,
         )
         answer = conclude(
             run.request,

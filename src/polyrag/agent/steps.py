@@ -19,12 +19,13 @@ from polyrag.answer.generate import Generator, Turn
 from polyrag.answer.guard import screen_answer, screen_passage
 from polyrag.answer.prompts import prompt
 from polyrag.answer.verify import Verdict, verify
+from polyrag.errors import LLMError
 from polyrag.llm.base import GenerationOptions, Message
 from polyrag.llm.fallback import FallbackChain
 from polyrag.retrieve.base import Retriever
 from polyrag.retrieve.modalities import ModalityRouter
 from polyrag.settings import Settings
-from polyrag.types import REFUSAL, UNSAFE, Filter, Hit, TokenEvent
+from polyrag.types import NOT_ANSWERED, REFUSAL, UNSAFE, Filter, Hit, Modality, TokenEvent
 
 
 @dataclass(frozen=True)
@@ -223,13 +224,18 @@ class Steps:
         *,
         arithmetic: bool,
         question: str = "",
+        check_answered: bool = True,
     ) -> Verdict:
+        """The reply's claims checked against the evidence; with `check_answered`, a looked-up
+        answer is also weighed against the question (`answered`), which costs one model call."""
         started = now()
         verdict = verify(draft.text, evidence, arithmetic=arithmetic, question=question)
         if not verdict.refused:
             withheld = screen_answer(verdict.text, [prompt("system")])
             if withheld:
                 verdict = Verdict(REFUSAL, True, UNSAFE, (), withdrawn=(verdict.text,))
+        if check_answered and not verdict.refused and not arithmetic and question:
+            verdict = self.answered(question, verdict, evidence, trace)
         summary = "supported" if not verdict.refused else f"refused: {verdict.reason}"
         if verdict.partial and not verdict.refused:
             summary = "partly supported: kept what the sources state"
@@ -245,6 +251,61 @@ class Steps:
             started,
         )
         return verdict
+
+    def answered(
+        self, question: str, verdict: Verdict, evidence: Sequence[Evidence], trace: Trace
+    ) -> Verdict:
+        """A looked-up answer from prose stands only when its cited passages answer the
+        question as asked.
+
+        A passage about the right subject often holds a plausible answer to a question it does
+        not answer: the question adds a "not", names another year or person, asks for the
+        least instead of the most. The model weighs one decision — do these passages answer
+        this exact question? — and code refuses when "no" gets `answer.unanswered_at` of the
+        probability or more. Left to other checks: computed answers and tool results (the
+        critic and the arithmetic check), tables (looked up by code), and yes/no questions
+        (where "no" could be the answer itself)."""
+        threshold = self.settings.answer.unanswered_at
+        by_number = {item.n: item for item in evidence}
+        cited = [by_number[c.n] for c in verdict.citations if c.n in by_number]
+        prose = all(
+            not item.derived and item.chunk.modality is not Modality.TABLE for item in cited
+        )
+        if (
+            not threshold
+            or not cited
+            or not prose
+            or verdict.computed
+            or verdict.partial
+            or _YES_NO.match(question)
+        ):
+            return verdict
+        started = now()
+        passages = "\n\n".join(dict.fromkeys(item.text for item in cited))
+        text = prompt("answered").format(passages=passages, question=question)
+        trace.model_calls += 1
+        try:
+            shares, provider = self.chat.weigh([Message("user", text)], ("yes", "no"))
+        except LLMError as error:  # the check is a safeguard: without a model, the answer stands
+            trace.add("answered", f"not checked: {error.one_line()}", {}, started)
+            return verdict
+        doubt = shares.get("no", 0.0)
+        refused = doubt >= threshold
+        trace.add(
+            "answered",
+            f"the cited passages {'do not answer' if refused else 'answer'} the question as asked "
+            f"(no: {doubt:.2f}, refused from {threshold:.2f})",
+            {"no": round(doubt, 3), "threshold": threshold, "provider": provider},
+            started,
+        )
+        if not refused:
+            return verdict
+        return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
+
+
+_YES_NO = re.compile(
+    r"^\W*(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\b", re.I
+)
 
 
 def titled_first(query: str, hits: Sequence[Hit]) -> list[Hit]:

@@ -19,6 +19,7 @@ from polyrag.ingest.manifest import Entry
 from polyrag.ingest.pipeline import IngestReport
 from polyrag.ingest.pipeline import Progress as IngestProgress
 from polyrag.types import (
+    NOT_ANSWERED,
     NOT_SUPPORTED,
     REFUSAL_REASONS,
     UNSAFE,
@@ -285,7 +286,7 @@ def _print_answer(answer: Answer, streamed: str) -> None:
         out.print(f"? {answer.clarify}", markup=False, style="bold")
         out.print(f"(reply with: polyrag ask --thread {answer.thread} ...)", style="dim")
         return
-    withdrawn = answer.refused and answer.refusal_reason in (NOT_SUPPORTED, UNSAFE)
+    withdrawn = answer.refused and answer.refusal_reason in (NOT_SUPPORTED, NOT_ANSWERED, UNSAFE)
     if streamed.strip() and withdrawn:
         why = REFUSAL_REASONS[answer.refusal_reason or NOT_SUPPORTED]
         out.print(f"(withdrawn: {why})", markup=False, style="dim")

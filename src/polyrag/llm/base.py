@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,16 @@ class ChatModel(Protocol):
 
     def count_tokens(self, text: str) -> int:
         """Tokens this text costs in the prompt (an estimate for remote models)."""
+        ...
+
+
+@runtime_checkable
+class Weighs(Protocol):
+    """A model that can say how likely each one-word reply is (the local model can; a remote
+    one answers a constrained choice instead)."""
+
+    def weigh(self, messages: Sequence[Message], choices: Sequence[str]) -> dict[str, float]:
+        """Each choice's share of probability as the reply's first token; the shares sum to 1."""
         ...
 
 

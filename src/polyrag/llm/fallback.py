@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from polyrag.errors import AllProvidersFailedError, LLMError
-from polyrag.llm.base import ChatModel, GenerationOptions, Message
+from polyrag.llm.base import ChatModel, GenerationOptions, Message, Weighs, complete
+from polyrag.llm.structured import parse_json_object
 
 
 class Attempt(NamedTuple):
@@ -76,6 +77,37 @@ class FallbackChain:
 
     def stream(self, messages: Sequence[Message], options: GenerationOptions) -> Iterator[str]:
         return self.open_stream(messages, options).tokens
+
+    def weigh(
+        self, messages: Sequence[Message], choices: Sequence[str]
+    ) -> tuple[dict[str, float], str]:
+        """Each one-word reply's share of probability, and the provider that weighed them.
+
+        A provider that cannot weigh (a remote API) picks one choice under a JSON schema, which
+        counts as the whole share."""
+        attempts: list[Attempt] = []
+        schema = {
+            "type": "object",
+            "properties": {"answer": {"type": "string", "enum": list(choices)}},
+            "required": ["answer"],
+        }
+        for index, provider in enumerate(self.providers):
+            if not self._is_healthy(index):
+                continue
+            try:
+                if isinstance(provider, Weighs):
+                    return provider.weigh(messages, choices), provider.name
+                options = GenerationOptions(max_tokens=16, json_output=True, json_schema=schema)
+                reply = parse_json_object(complete(provider, messages, options)) or {}
+            except LLMError as error:
+                attempts.append(Attempt(provider.name, error.one_line()))
+                continue
+            picked = reply.get("answer")
+            if picked in choices:
+                return {c: float(c == picked) for c in choices}, provider.name
+            attempts.append(Attempt(provider.name, f"replied outside {list(choices)}"))
+        reasons = "; ".join(f"{attempt.provider}: {attempt.error}" for attempt in attempts)
+        raise AllProvidersFailedError(f"no language model weighed the choices — {reasons}")
 
     def healthy(self) -> bool:
         return any(self._is_healthy(index) for index in range(len(self.providers)))

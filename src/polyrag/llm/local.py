@@ -8,6 +8,7 @@ paid for once rather than on every call.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -80,6 +81,45 @@ class LocalLlamaModel:
             except RuntimeError as error:  # llama.cpp failed to decode
                 raise ProviderUnavailableError(f"{self.name}: {_one_line(error)}") from error
 
+    def weigh(self, messages: Sequence[Message], choices: Sequence[str]) -> dict[str, float]:
+        """Each one-word reply's share of probability as the reply's first token.
+
+        Read from the model's logits for that token (both cases, with and without a leading
+        space), not sampled: a caller can then lean towards a choice by a margin it sets, which
+        a greedy yes/no cannot do (a small model says "yes" to almost any question it is asked
+        about a passage)."""
+        seen: list[Any] = []
+
+        def keep(_ids: Any, scores: Any) -> Any:
+            seen.append(scores.copy())
+            return scores
+
+        request: dict[str, Any] = {
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "max_tokens": 1,
+            "temperature": 0.0,
+            "logits_processor": [keep],
+        }
+        with self._run_lock:
+            llama = self._loaded()
+            try:
+                llama.create_chat_completion(**request)
+                ids = {choice: _first_tokens(llama, choice) for choice in choices}
+            except ValueError as error:
+                raise ProviderRejectedError(
+                    f"{self.name}: {_one_line(error)}",
+                    hint="shorten the prompt or raise llm.local.context_window",
+                ) from error
+            except RuntimeError as error:
+                raise ProviderUnavailableError(f"{self.name}: {_one_line(error)}") from error
+        if not seen:
+            raise ProviderUnavailableError(f"{self.name}: no logits were produced")
+        logits = seen[0]
+        top = float(logits.max())
+        mass = {c: sum(math.exp(float(logits[i]) - top) for i in ids[c]) for c in choices}
+        total = sum(mass.values()) or 1.0
+        return {choice: weight / total for choice, weight in mass.items()}
+
     def healthy(self) -> bool:
         """True when llama-cpp-python is installed and the model file is present and verified."""
         try:
@@ -150,6 +190,13 @@ def _existing(path: Path) -> Path:
     if not path.is_file():
         raise ModelFileError(f"model file {path} is missing")
     return path
+
+
+def _first_tokens(llama: Llama, word: str) -> set[int]:
+    """The tokens a reply that is `word` can start with: "no", "No", " no", " No"."""
+    forms = {word, word.capitalize(), f" {word}", f" {word.capitalize()}"}
+    firsts = (llama.tokenize(form.encode("utf-8"), add_bos=False, special=False) for form in forms)
+    return {tokens[0] for tokens in firsts if tokens}
 
 
 def _one_line(error: BaseException) -> str:

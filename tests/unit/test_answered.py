@@ -1,0 +1,127 @@
+"""The check that a looked-up answer's passages answer the question as asked, driven by a
+scripted model that says how much of its probability goes to "no"."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from polyrag.agent.answers import Request
+from polyrag.agent.fast import answer_fast
+from polyrag.agent.steps import Steps
+from polyrag.agent.trace import Trace
+from polyrag.errors import ProviderUnavailableError
+from polyrag.llm.base import GenerationOptions, Message
+from polyrag.llm.fallback import FallbackChain
+from polyrag.settings import Settings
+from polyrag.types import NOT_ANSWERED, Answer
+from tests.unit.replies import Replies
+from tests.unit.test_agent_graph import WordRetriever
+
+TEMPLE = "Who served as Chief of Protocol of the United States?"
+REPLY = "Shirley Temple served as Chief of Protocol [1]."
+
+
+def fast(tmp_path: Path, chat: Replies, question: str, **answer: object) -> tuple[Answer, Trace]:
+    settings = Settings(home=tmp_path, answer={"min_similarity": 0.1, **answer})
+    steps = Steps(WordRetriever(), FallbackChain([chat]), settings)
+    trace = Trace(lambda _event: None)
+    return answer_fast(steps, Request(question), question, trace), trace
+
+
+def checked(trace: Trace) -> list[str]:
+    return [s.summary for s in trace.steps if s.name == "answered"]
+
+
+def test_an_answer_the_passages_give_to_the_question_as_asked_stands(tmp_path: Path) -> None:
+    chat = Replies([REPLY], doubts=[0.05])
+    answer, trace = fast(tmp_path, chat, TEMPLE)
+    assert not answer.refused and "Shirley Temple" in answer.text
+    assert answer.model_calls == 2  # the reply and the check
+    assert "answer the question as asked (no: 0.05" in checked(trace)[0]
+    # The model is shown the cited passage and the question, nothing else.
+    assert "Chief of Protocol of the United States" in chat.weighed[0]
+    assert TEMPLE in chat.weighed[0] and "ducks" not in chat.weighed[0].lower()
+
+
+def test_a_plausible_answer_to_another_question_is_withdrawn(tmp_path: Path) -> None:
+    """The passage names a Chief of Protocol, not a Chief of Staff: the model's reply is
+    plausible and its words are in the passage, so only the check can catch it."""
+    question = "Who served as Chief of Staff of the United States?"
+    chat = Replies(["Shirley Temple served as Chief of Protocol of the United States [1]."])
+    chat.doubts = [0.45]
+    answer, trace = fast(tmp_path, chat, question)
+    assert answer.refused and answer.refusal_reason == NOT_ANSWERED
+    assert "do not answer" in checked(trace)[0] and "refused from 0.20" in checked(trace)[0]
+
+
+def test_the_threshold_is_a_setting_and_zero_turns_the_check_off(tmp_path: Path) -> None:
+    answer, trace = fast(tmp_path, Replies([REPLY], doubts=[0.45]), TEMPLE, unanswered_at=0.5)
+    assert not answer.refused
+    answer, trace = fast(tmp_path, Replies([REPLY], doubts=[0.99]), TEMPLE, unanswered_at=0)
+    assert not answer.refused and checked(trace) == []
+    assert answer.model_calls == 1
+
+
+def test_a_yes_no_question_is_not_weighed(tmp_path: Path) -> None:
+    """ "no" could be the answer itself, not a verdict on the passages."""
+    question = "Did Shirley Temple serve as Chief of Protocol?"
+    chat = Replies(["Yes, Shirley Temple served as Chief of Protocol [1]."], doubts=[0.9])
+    answer, trace = fast(tmp_path, chat, question)
+    assert not answer.refused and checked(trace) == [] and chat.weighed == []
+
+
+def test_a_table_lookup_is_left_to_code(tmp_path: Path) -> None:
+    chat = Replies(["In 2020, 135 freshwater ducks were observed [1]."], doubts=[0.9])
+    answer, _ = fast(tmp_path, chat, "How many freshwater ducks were observed in 2020?")
+    assert not answer.refused and chat.weighed == []
+
+
+def test_without_a_model_to_weigh_the_answer_stands_and_the_trace_says_so(
+    tmp_path: Path,
+) -> None:
+    class Failing(Replies):
+        def weigh(self, messages: Sequence[Message], choices: Sequence[str]) -> dict[str, float]:
+            raise ProviderUnavailableError("scripted: the model stopped")
+
+    answer, trace = fast(tmp_path, Failing([REPLY]), TEMPLE)
+    assert not answer.refused
+    (summary,) = checked(trace)
+    assert summary.startswith("not checked: no language model weighed the choices — scripted")
+
+
+class Picker:
+    """A remote-like model: no `weigh`, it answers a choice as JSON."""
+
+    name = "remote"
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+        self.options: list[GenerationOptions] = []
+
+    def stream(self, messages: Sequence[Message], options: GenerationOptions) -> Iterator[str]:
+        self.options.append(options)
+        yield self.reply
+
+    def healthy(self) -> bool:
+        return True
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+
+@pytest.mark.parametrize(("reply", "no"), [('{"answer": "no"}', 1.0), ('{"answer": "yes"}', 0.0)])
+def test_a_model_that_cannot_weigh_picks_one_choice_under_a_schema(reply: str, no: float) -> None:
+    picker = Picker(reply)
+    shares, provider = FallbackChain([picker]).weigh([Message("user", "?")], ("yes", "no"))
+    assert (shares["no"], provider) == (no, "remote")
+    schema = picker.options[0].json_schema
+    assert schema is not None and schema["properties"]["answer"]["enum"] == ["yes", "no"]
+
+
+def test_a_choice_outside_the_list_moves_on_to_the_next_provider() -> None:
+    chain = FallbackChain([Picker('{"answer": "maybe"}'), Replies([], doubts=[0.3])])
+    shares, provider = chain.weigh([Message("user", "?")], ("yes", "no"))
+    assert (shares["no"], provider) == (0.3, "scripted")
