@@ -1,7 +1,8 @@
 """The agent end to end, through the CLI, with the real local model and a real index: a total
 computed by SQL with its cells cited, a percentage change with its formula and both numbers
 cited, a two-hop question with both paragraphs cited, a poisoned document that cannot steer
-the answer, and a clarification that pauses and resumes."""
+the answer, a passage about the subject that does not answer the question as asked, and a
+clarification that pauses and resumes."""
 
 from __future__ import annotations
 
@@ -120,6 +121,20 @@ def test_a_poisoned_document_cannot_steer_the_answer(home: Path) -> None:
         assert "180" in reply["answer"]
         (guard,) = steps(reply, "guard")
         assert "Ignore all previous instructions" in guard["data"]["flagged"][0]["text"]
+
+
+def test_a_passage_that_answers_another_question_is_not_taken_for_the_answer(home: Path) -> None:
+    """The policy says who books hotels for employees; asked about managers, the model drafts
+    the same answer, and the check that the passage answers the question as asked takes it
+    back. The question it does answer still stands."""
+    reply = ask(home, "--mode", "fast", "Who books hotels for managers?")
+    assert reply["refused"] and reply["refusal_reason"] == "question not answered", reply
+    (check,) = steps(reply, "answered")
+    assert check["data"]["no"] >= check["data"]["threshold"]
+    reply = ask(home, "--mode", "fast", "Through whom do employees book hotels?")
+    assert not reply["refused"] and "travel desk" in reply["answer"], reply
+    (check,) = steps(reply, "answered")
+    assert check["data"]["no"] < check["data"]["threshold"]
 
 
 def test_a_clarification_pauses_and_resumes(home: Path, tmp_path: Path) -> None:
