@@ -100,9 +100,11 @@ class Picker:
     def __init__(self, reply: str) -> None:
         self.reply = reply
         self.options: list[GenerationOptions] = []
+        self.asked: list[list[Message]] = []
 
     def stream(self, messages: Sequence[Message], options: GenerationOptions) -> Iterator[str]:
         self.options.append(options)
+        self.asked.append(list(messages))
         yield self.reply
 
     def healthy(self) -> bool:
@@ -117,6 +119,9 @@ def test_a_model_that_cannot_weigh_picks_one_choice_under_a_schema(reply: str, n
     picker = Picker(reply)
     shares, provider = FallbackChain([picker]).weigh([Message("user", "?")], ("yes", "no"))
     assert (shares["no"], provider) == (no, "remote")
+    assert picker.asked[0][-1].content.endswith(
+        'Reply as JSON: {"answer": "yes"} or {"answer": "no"}'
+    )
     schema = picker.options[0].json_schema
     assert schema is not None and schema["properties"]["answer"]["enum"] == ["yes", "no"]
 

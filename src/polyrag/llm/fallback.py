@@ -91,6 +91,10 @@ class FallbackChain:
             "properties": {"answer": {"type": "string", "enum": list(choices)}},
             "required": ["answer"],
         }
+        # A model that picks is told the form of its reply (JSON modes want it said).
+        last = messages[-1]
+        form = " or ".join(f'{{"answer": "{choice}"}}' for choice in choices)
+        asked = [*messages[:-1], Message(last.role, f"{last.content}\nReply as JSON: {form}")]
         for index, provider in enumerate(self.providers):
             if not self._is_healthy(index):
                 continue
@@ -98,7 +102,7 @@ class FallbackChain:
                 if isinstance(provider, Weighs):
                     return provider.weigh(messages, choices), provider.name
                 options = GenerationOptions(max_tokens=16, json_output=True, json_schema=schema)
-                reply = parse_json_object(complete(provider, messages, options)) or {}
+                reply = parse_json_object(complete(provider, asked, options)) or {}
             except LLMError as error:
                 attempts.append(Attempt(provider.name, error.one_line()))
                 continue
