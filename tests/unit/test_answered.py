@@ -3,6 +3,7 @@ scripted model that says how much of its probability goes to "no"."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from polyrag.llm.fallback import FallbackChain
 from polyrag.settings import Settings
 from polyrag.types import NOT_ANSWERED, Answer
 from tests.unit.replies import Replies
-from tests.unit.test_agent_graph import WordRetriever
+from tests.unit.test_agent_graph import WordRetriever, ask, make_agent
 
 TEMPLE = "Who served as Chief of Protocol of the United States?"
 REPLY = "Shirley Temple served as Chief of Protocol [1]."
@@ -130,3 +131,27 @@ def test_a_choice_outside_the_list_moves_on_to_the_next_provider() -> None:
     chain = FallbackChain([Picker('{"answer": "maybe"}'), Replies([], doubts=[0.3])])
     shares, provider = chain.weigh([Message("user", "?")], ("yes", "no"))
     assert (shares["no"], provider) == (0.3, "scripted")
+
+
+def test_the_agent_weighs_lookups_but_not_a_chain_of_hops(tmp_path: Path) -> None:
+    """No single passage answers a two-hop question as asked (the one about Shirley Temple
+    never names Corliss Archer), so the check would take back a right answer."""
+    more = {"answer": "", "found": "Shirley Temple", "next_search": "Shirley Temple position"}
+    done = {"answer": "Chief of Protocol", "found": "", "next_search": ""}
+    replies = [
+        json.dumps(more),
+        json.dumps(done),
+        "Shirley Temple served as Chief of Protocol [2].",
+    ]
+    agent, chat = make_agent(tmp_path / "hops", replies)
+    chat.doubts = [0.9]
+    question = "What position did the woman who portrayed Corliss Archer hold?"
+    answer, _ = ask(agent, question, "multihop")
+    assert not answer.refused and chat.weighed == []  # type: ignore[attr-defined]
+
+    found = {"answer": "Shirley Temple", "found": "", "next_search": ""}
+    agent, chat = make_agent(tmp_path / "lookup", [json.dumps(found), REPLY])
+    chat.doubts = [0.9]
+    answer, trace = ask(agent, TEMPLE, "lookup")
+    assert answer.refused and answer.refusal_reason == NOT_ANSWERED  # type: ignore[attr-defined]
+    assert len(chat.weighed) == 1 and checked(trace)
