@@ -42,8 +42,8 @@ def test_an_answer_the_passages_give_to_the_question_as_asked_stands(tmp_path: P
     assert not answer.refused and "Shirley Temple" in answer.text
     assert answer.model_calls == 2  # the reply and the check
     assert "answer the question as asked (no: 0.05" in checked(trace)[0]
-    # The model is shown the cited passage and the question, nothing else.
-    assert "Chief of Protocol of the United States" in chat.weighed[0]
+    # The model is shown the cited passage with its file name, and the question; nothing else.
+    assert "(Shirley_Temple.md) Shirley Temple served as Chief of Protocol" in chat.weighed[0]
     assert TEMPLE in chat.weighed[0] and "ducks" not in chat.weighed[0].lower()
 
 

@@ -281,7 +281,9 @@ class Steps:
         ):
             return verdict
         started = now()
-        passages = "\n\n".join(dict.fromkeys(item.text for item in cited))
+        # Each passage with its file and place: a document's name can say what its text does
+        # not ("expense-policy-2024.md" for "the 2024 one").
+        passages = "\n\n".join(dict.fromkeys(f"({label(i.chunk)}) {i.text}" for i in cited))
         text = prompt("answered").format(passages=passages, question=question)
         trace.model_calls += 1
         try:
