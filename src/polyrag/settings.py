@@ -85,7 +85,7 @@ class AnswerSettings(_Section):
         0.2,
         ge=0,
         le=1,
-        description="Refuse a looked-up answer when the model, asked whether its cited passages "
+        description="Refuse a fast-path answer when the model, asked whether its cited passages "
         "answer the question exactly as asked, gives 'no' at least this share of probability "
         "(0 turns the check off). Calibrated on half of the SQuAD 2.0 sample.",
     )

@@ -133,9 +133,10 @@ def test_a_choice_outside_the_list_moves_on_to_the_next_provider() -> None:
     assert (shares["no"], provider) == (0.3, "scripted")
 
 
-def test_the_agent_weighs_lookups_but_not_a_chain_of_hops(tmp_path: Path) -> None:
+def test_the_agent_leaves_its_answers_unweighed(tmp_path: Path) -> None:
     """No single passage answers a two-hop question as asked (the one about Shirley Temple
-    never names Corliss Archer), so the check would take back a right answer."""
+    never names Corliss Archer), so the check would take back a right answer; and the agent
+    judged its evidence already. Its lookups are not weighed either."""
     more = {"answer": "", "found": "Shirley Temple", "next_search": "Shirley Temple position"}
     done = {"answer": "Chief of Protocol", "found": "", "next_search": ""}
     replies = [
@@ -153,5 +154,4 @@ def test_the_agent_weighs_lookups_but_not_a_chain_of_hops(tmp_path: Path) -> Non
     agent, chat = make_agent(tmp_path / "lookup", [json.dumps(found), REPLY])
     chat.doubts = [0.9]
     answer, trace = ask(agent, TEMPLE, "lookup")
-    assert answer.refused and answer.refusal_reason == NOT_ANSWERED  # type: ignore[attr-defined]
-    assert len(chat.weighed) == 1 and checked(trace)
+    assert not answer.refused and chat.weighed == [] and not checked(trace)  # type: ignore[attr-defined]

@@ -599,10 +599,11 @@ class Agent:
             run.trace,
             arithmetic=arithmetic,
             question=question,
-            # A chain of passages answers a multi-hop question, and no one of them the question
-            # as asked: the yes/no check would take back right answers, so it weighs lookups.
-            check_answered=state.get("kind") == "lookup"
-            and run.trace.model_calls < self.settings.max_model_calls,
+            # The agent's own evaluation already judged its evidence, and its answers often rest
+            # on a chain of passages none of which answers the question as asked: the yes/no
+            # check took back right HotpotQA answers (0.53 → 0.43 right and grounded), even
+            # for questions routed as lookups. It weighs the fast path's answers only.
+            check_answered=False,
         )
         answer = conclude(
             run.request,
