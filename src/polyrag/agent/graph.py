@@ -69,7 +69,7 @@ from polyrag.agent.state import (
     outcome_from_dict,
     outcome_to_dict,
 )
-from polyrag.agent.steps import Steps
+from polyrag.agent.steps import YES_NO, Steps
 from polyrag.agent.tables import question_tables
 from polyrag.agent.terms import ask_about, undefined_term
 from polyrag.agent.tools.base import ToolContext, ToolOutcome
@@ -95,9 +95,6 @@ from polyrag.types import (
 )
 
 PER_ROUND = 3  # hits of each search shown to the model
-_YES_NO = re.compile(
-    r"^(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\b", re.I
-)
 
 
 @dataclass
@@ -586,7 +583,7 @@ class Agent:
         compared = self._by_birth_dates(run, question, evidence)
         if compared is not None:
             return compared
-        style = prompt("yesno") if _YES_NO.match(question) else ""
+        style = prompt("yesno") if YES_NO.match(question) else ""
         if any(item.derived for item in evidence):
             style += prompt("computed")
         elif state.get("nothing_found"):
@@ -627,7 +624,7 @@ class Agent:
             answer = with_bridges(answer, evidence, state)
             answer = with_chain(answer, evidence, question)
             answer = with_coverage(answer, evidence, question)
-        if _YES_NO.match(question) and not answer.refused:
+        if YES_NO.match(question) and not answer.refused:
             answer = self._yes_or_no(run, question, evidence, answer)
         return answer
 

@@ -277,7 +277,7 @@ class Steps:
             or not prose
             or verdict.computed
             or verdict.partial
-            or _YES_NO.match(question)
+            or YES_NO.match(question)
         ):
             return verdict
         started = now()
@@ -305,8 +305,8 @@ class Steps:
         return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
 
 
-_YES_NO = re.compile(
-    r"^\W*(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\b", re.I
+YES_NO = re.compile(  # a question answered yes or no (shared with the agent graph)
+    r"^(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\b", re.I
 )
 
 
