@@ -10,6 +10,7 @@ import pytest
 
 from polyrag.types import REFUSAL_REASONS
 
+from ..conftest import CORPUS
 from .test_cli import polyrag, polyrag_json
 from .tiny_sets import write_tiny_beir
 
@@ -126,3 +127,65 @@ def test_eval_generate_writes_questions_from_own_documents(
     summary = polyrag_json(tmp_path / "home", "eval", "qa", "--dataset", str(target))
     assert summary["questions"] == len(rows) and summary["unanswerable"] == 0
     assert summary["retrieval"]["context_precision"]["mean"] > 0
+
+
+MULTI_PAGE = CORPUS / "pdf_multicolumn" / "docling__multi_page.pdf"
+
+
+def test_eval_qa_retrieval_only_ranks_the_evidence_pages(tmp_path: Path) -> None:
+    questions = tmp_path / "questions.jsonl"
+    rows = [
+        {
+            "question": "Which word processor was popular among legal professionals?",
+            "answer": "WordPerfect",
+            "source": str(MULTI_PAGE),
+            "evidence_pages": [2],
+            "evidence_texts": ["WordPerfect, which was popular among legal professionals"],
+        },
+        {
+            "question": "Which tool gained popularity for academic and technical writing?",
+            "answer": "LaTeX",
+            "source": str(MULTI_PAGE),
+            "evidence_pages": [3],
+        },
+        {
+            # A wrong gold page: the metric must be able to say the evidence was not found.
+            "question": "Which word processor was popular among legal professionals?",
+            "answer": "WordPerfect",
+            "source": str(MULTI_PAGE),
+            "evidence_pages": [5],
+        },
+        {"question": "Who won the 1966 football World Cup?", "answer": "", "unanswerable": True},
+    ]
+    questions.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    home = tmp_path / "home"
+    summary: dict[str, Any] = polyrag_json(
+        home, "eval", "qa", "--dataset", str(questions), "--retrieval-only"
+    )
+    assert summary["mode"] == "retrieval-only" and summary["questions"] == 3  # answerable only
+    overall = summary["overall"]
+    assert overall["page_recall@1"]["mean"] == pytest.approx(2 / 3, abs=1e-4)
+    assert overall["page_recall@5"]["mean"] == 1.0  # five pages: every one is in the top 5
+    assert 2 / 3 < overall["mrr"]["mean"] < 1.0
+    assert overall["evidence@5"] == {"mean": 1.0, "std": 0.0, "n": 1}
+    saved = json.loads((Path(summary["report"]) / "summary.json").read_text())
+    wrong = saved["cases"][2]
+    assert wrong["scores"]["page_recall@1"] == 0.0 and wrong["gold_ranks"][0] > 1
+    assert saved["cases"][0]["top_pages"][0] == "docling__multi_page.pdf p2"
+    readable = polyrag(home, "eval", "qa", "--dataset", str(questions), "--retrieval-only")
+    assert "retrieval only" in readable.stdout
+    all_row = next(line for line in readable.stdout.splitlines() if line.strip().startswith("all"))
+    cells = all_row.split()
+    assert (cells[1], cells[2], cells[4]) == ("3", "0.667", "1.000")  # n, p@1, p@5
+    refused = polyrag(
+        home,
+        "eval",
+        "qa",
+        "--dataset",
+        str(questions),
+        "--retrieval-only",
+        "--mode",
+        "agent",
+        check=False,
+    )
+    assert refused.returncode == 2 and "asks no model" in refused.stderr

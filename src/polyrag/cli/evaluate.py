@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
 
 from polyrag.cli.common import HomeOption, JsonOption, engine_for, err, out, print_json
+
+if TYPE_CHECKING:
+    from polyrag.eval.qa import Scope
 
 eval_app = typer.Typer(
     help="Measure retrieval and answer quality on public datasets or your own documents.",
@@ -145,6 +149,14 @@ def eval_qa(
         str | None,
         typer.Option("--mode", help="fast, agent or auto (default: agent.mode in the settings)."),
     ] = None,
+    retrieval_only: Annotated[
+        bool,
+        typer.Option(
+            "--retrieval-only",
+            help="Search only, no model: evidence-page recall@1/3/5/10, MRR and the share of "
+            "questions whose gold evidence is in the top chunks.",
+        ),
+    ] = False,
     home: HomeOption = None,
     results: OutOption = None,
     as_json: JsonOption = False,
@@ -160,6 +172,13 @@ def eval_qa(
     if mode is not None and mode not in ("fast", "agent", "auto"):
         err.print(f"error: --mode must be fast, agent or auto, not {mode!r}", markup=False)
         raise typer.Exit(2)
+    if retrieval_only and (mode is not None or runs > 1):
+        err.print("error: --retrieval-only asks no model: drop --mode and --runs", markup=False)
+        raise typer.Exit(2)
+    chosen: Scope = "document" if scope == "document" else "collection"
+    if retrieval_only:
+        _eval_qa_retrieval(dataset, limit, chosen, home, results, as_json)
+        return
     with engine_for(home) as engine, _steps(not as_json and err.is_terminal) as on_step:
         loaded = load_dataset(dataset, limit=limit)
         judge = FactJudge.from_settings(engine.settings)
@@ -169,7 +188,7 @@ def eval_qa(
             loaded,
             engine.settings,
             runs=runs,
-            scope="document" if scope == "document" else "collection",
+            scope=chosen,
             judge=judge,
             on_step=on_step,
             mode=mode,
@@ -181,6 +200,86 @@ def eval_qa(
         print_json({key: value for key, value in summary.items() if key != "cases"})
         return
     _print_qa(summary)
+
+
+def _eval_qa_retrieval(
+    dataset: str,
+    limit: int | None,
+    scope: Scope,
+    home: Path | None,
+    results: Path | None,
+    as_json: bool,
+) -> None:
+    from polyrag.eval.datasets import load_dataset
+    from polyrag.eval.qa_retrieval import evaluate_qa_retrieval
+
+    with engine_for(home) as engine, _steps(not as_json and err.is_terminal) as on_step:
+        loaded = load_dataset(dataset, limit=limit)
+        summary = evaluate_qa_retrieval(loaded, engine.settings, scope=scope, on_step=on_step)
+        folder = _write_qa_retrieval_report(
+            summary, results or Path(engine.settings.home) / "results"
+        )
+    summary["report"] = str(folder)
+    if as_json:
+        print_json({key: value for key, value in summary.items() if key != "cases"})
+        return
+    out.print(
+        f"[bold]{summary['dataset']}[/bold]: {summary['questions']} answerable questions, "
+        f"scope {summary['scope']}, retrieval only (search p50 {summary['search_ms']['p50']} ms)"
+    )
+    rows = {"all": summary["overall"], **summary["by_kind"]}
+    names = [n for n in RETRIEVAL_ONLY_METRICS if any(n in row for row in rows.values())]
+    table = Table(box=None)
+    table.add_column("questions")
+    table.add_column("n", justify="right")
+    for name in names:
+        table.add_column(RETRIEVAL_ONLY_METRICS[name], justify="right")
+    for label, row in rows.items():
+        cells = [f"{row[n]['mean']:.3f}" if n in row else "–" for n in names]
+        table.add_row(label, str(row["n"]), *cells)
+    out.print(table)
+    out.print(
+        "  p@k: share of the gold pages among the first k pages retrieved; MRR: of the first "
+        "gold page; ev@k: questions whose gold passages are all in the first k chunks",
+        markup=False,
+    )
+    out.print(f"[dim]report: {summary['report']}[/dim]")
+
+
+# Each metric of `eval qa --retrieval-only` with its short column name.
+RETRIEVAL_ONLY_METRICS = {
+    "page_recall@1": "p@1",
+    "page_recall@3": "p@3",
+    "page_recall@5": "p@5",
+    "page_recall@10": "p@10",
+    "mrr": "MRR",
+    "evidence@5": "ev@5",
+    "evidence@10": "ev@10",
+}
+
+
+def _write_qa_retrieval_report(summary: dict[str, Any], root: Path) -> Path:
+    from polyrag.eval.report import MetricGroup, run_folder, write_report
+
+    folder = run_folder(root, "qa-retrieval", summary["dataset"])
+    rows = {"all": summary["overall"], **summary["by_kind"]}
+    values = {
+        label: {n: row[n]["mean"] for n in RETRIEVAL_ONLY_METRICS if n in row}
+        for label, row in rows.items()
+    }
+    notes = [
+        f"{summary['questions']} answerable questions, scope {summary['scope']}; "
+        f"{summary['fetched']} chunks fetched per question; search p50 "
+        f"{summary['search_ms']['p50']} ms. Pages are ranked by their first chunk; "
+        "evidence@k: every gold passage in the top k chunks.",
+    ]
+    write_report(
+        folder,
+        summary,
+        groups=[MetricGroup(title=f"{summary['dataset']}: retrieval only", values=values)],
+        notes=notes,
+    )
+    return folder
 
 
 def _metric_means(section: dict[str, Any]) -> dict[str, float]:

@@ -99,7 +99,7 @@ def evaluate_qa(
     )
     try:
         started = time.perf_counter()
-        source_ids, failed = _ingest(engine, dataset, home, on_step)
+        source_ids, failed = ingest_dataset(engine, dataset, home, on_step)
         ingest_s = time.perf_counter() - started
         rows = []
         for done, case in enumerate(dataset.cases, start=1):
@@ -112,7 +112,7 @@ def evaluate_qa(
     return _summary(dataset, rows, settings, scope, runs, judge, failed, ingest_s, chosen)
 
 
-def _ingest(
+def ingest_dataset(
     engine: Engine, dataset: QADataset, home: Path, on_step: Callable[[Step], None] | None
 ) -> tuple[dict[str, str], list[dict[str, object]]]:
     """Every document the cases need, indexed; returns document name → source id, failures."""
