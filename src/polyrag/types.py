@@ -5,6 +5,7 @@ discover → parse (Block) → chunk (Chunk) → store → retrieve (Hit) → an
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
@@ -170,6 +171,18 @@ class Chunk:
     # For a table or picture chunk: the ordinal of the text chunk that holds its placeholder
     # ("[Table 3: ...]"), so that the answer stage can show it inside its parent text.
     anchor: int | None = None
+
+    @property
+    def embedded_text(self) -> str:
+        """What the embedder reads: the section path, then the chunk text."""
+        path = " > ".join(self.locator.heading_path)
+        return f"{path}\n{self.text}" if path else self.text
+
+    @property
+    def embedded_sha256(self) -> str:
+        """The key a stored vector is reused by: the same words under another heading are
+        embedded anew, because the heading is part of what was embedded."""
+        return hashlib.sha256(self.embedded_text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -304,7 +304,7 @@ class StoreContract:
 
     def test_vectors_for_text_hashes(self, store: Store, library: dict) -> None:
         chunks, vectors = library["report"]
-        wanted = [sha256(chunks[0].text), sha256(chunks[3].text), sha256("not stored")]
+        wanted = [chunks[0].embedded_sha256, chunks[3].embedded_sha256, sha256("not stored")]
         found = store.vectors_for(wanted)
         assert set(found) == set(wanted[:2])
         np.testing.assert_allclose(found[wanted[0]], vectors[0], atol=1e-6)

@@ -96,3 +96,23 @@ def test_filters_by_source_and_page(library: Engine) -> None:
     page_two = polyrag.Filter(pages=(2,))
     hits = library.search("trace compilation", where=page_two).hits
     assert hits and all(h.chunk.locator.page == 2 for h in hits)
+
+
+def test_the_same_words_under_another_heading_are_embedded_anew(
+    library: Engine, tmp_path: Path
+) -> None:
+    row = "Other — net 120 256 76"
+    for name, heading in (("cash.md", "Cash Flows from Investing Activities"), ("debt.md", "Debt")):
+        (tmp_path / name).write_text(f"# {heading}\n\n{row}\n")
+    library.ingest([tmp_path / "cash.md"])
+    library.ingest([tmp_path / "debt.md"])
+    found = [h.chunk for h in library.search(row, k=10).hits if h.chunk.text.endswith(row)]
+    assert {c.locator.heading_path[-1] for c in found} == {
+        "Cash Flows from Investing Activities",
+        "Debt",
+    }
+    stored = library.store.vectors_for([c.embedded_sha256 for c in found])
+    assert len(stored) == 2  # one vector per heading, not the first one reused
+    for chunk in found:
+        expected = library.embedder.embed([chunk.embedded_text])[0]
+        assert abs(float(stored[chunk.embedded_sha256] @ expected) - 1.0) < 1e-4

@@ -23,7 +23,6 @@ from polyrag.eval.beir import BeirDataset, BeirDocument
 from polyrag.eval.ranking import METRICS, score_ranking
 from polyrag.index.embed.base import Embedder
 from polyrag.index.store.lancedb import LanceStore
-from polyrag.ingest.pipeline import embedding_text
 from polyrag.retrieve.base import SearchMode
 from polyrag.retrieve.hybrid import HybridRetriever
 from polyrag.settings import Settings
@@ -151,7 +150,7 @@ def corpus_index(
     documents = chunks = 0
     try:
         for batch, seen in _chunk_batches(dataset, chunker):
-            store.replace(batch, embedder.embed([embedding_text(c) for c in batch]))
+            store.replace(batch, embedder.embed([c.embedded_text for c in batch]))
             documents, chunks = seen, chunks + len(batch)
             if on_step:
                 on_step(Step("indexing", documents, None))

@@ -17,7 +17,6 @@ for a parser. On Ctrl-C the family being committed either commits or not; the wo
 
 from __future__ import annotations
 
-import hashlib
 import queue
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -120,10 +119,6 @@ class _Outcome:
     failed: list[dict[str, object]] = field(default_factory=list)
     pages: int = 0
     crash: BaseException | None = None
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class Ingestor:
@@ -394,8 +389,8 @@ class Ingestor:
         return _Outcome(root, "ingested", detail, ingested, failed, pages)
 
     def _vectors(self, chunks: list[Chunk], stopping: threading.Event) -> np.ndarray | None:
-        """Embeddings for the chunks, reusing stored vectors of identical texts."""
-        hashes = [text_hash(chunk.text) for chunk in chunks]
+        """Embeddings for the chunks, reusing stored vectors of identical embedded texts."""
+        hashes = [chunk.embedded_sha256 for chunk in chunks]
         known = self._store.vectors_for(sorted(set(hashes))) if chunks else {}
         out = np.empty((len(chunks), self._embedder.dim), dtype=np.float32)
         todo = [i for i, h in enumerate(hashes) if h not in known]
@@ -406,7 +401,7 @@ class Ingestor:
             if stopping.is_set():
                 return None
             part = todo[start : start + EMBED_SLICE]
-            out[part] = self._embedder.embed([embedding_text(chunks[i]) for i in part])
+            out[part] = self._embedder.embed([chunks[i].embedded_text for i in part])
         return out
 
 
@@ -499,9 +494,3 @@ def _unique(path: str, taken: set[str]) -> str:
         candidate = f"{path}~{n}"
     taken.add(candidate)
     return candidate
-
-
-def embedding_text(chunk: Chunk) -> str:
-    """What the embedder reads: the section path, then the chunk text."""
-    path = " > ".join(chunk.locator.heading_path)
-    return f"{path}\n{chunk.text}" if path else chunk.text

@@ -18,7 +18,7 @@ import hashlib
 import re
 import statistics
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +51,12 @@ _DIMENSION_WIDTH = re.compile(rb"/Width\s*(\d+)\b(?!\s+\d+\s+R)")
 _DIMENSION_HEIGHT = re.compile(rb"/Height\s*(\d+)\b(?!\s+\d+\s+R)")
 
 _NOT_ALNUM = re.compile(r"[\W_]+")
+_FONT_NAME = 128  # bytes read of a font's name
+_BOLD_FACE = re.compile(r"bold|black|heavy|demi|semibd", re.IGNORECASE)
+_HEADING_WORDS = 16  # longer paragraphs are not headings
+_FURNITURE_MIN_PAGES = 4  # running headers and footers are looked for in longer documents
+_EDGE_BLOCKS = 2  # paragraphs at each end of a page that may be a running header or footer
+_FURNITURE_WORDS = 12  # a running header or footer is at most this long
 _MIN_PICTURE_CHARS = 12  # OCR of a logo reads a word or two of noise; a chart reads more
 
 Box = tuple[float, float, float, float]
@@ -63,6 +69,8 @@ if TYPE_CHECKING:
 class _Line:
     text: str
     box: tuple[float, float, float, float] | None  # x0, y0, x1, y1 (PDF points, y up)
+    size: float = 0.0  # font size of the line's first character (0: unknown)
+    bold: bool = False  # its first character is set in a bold face
 
     @property
     def height(self) -> float:
@@ -89,7 +97,7 @@ class PdfParser:
     """Born-digital, scanned and mixed PDFs; pages without a usable text layer are OCR'd."""
 
     media_types = frozenset({"pdf"})
-    version = "3"
+    version = "4"
 
     def __init__(self, ocr: Ocr | None = None) -> None:
         self._ocr = ocr if ocr is not None else Ocr()
@@ -126,6 +134,7 @@ class PdfParser:
                 except pdfium.PdfiumError as exc:
                     reading.warnings.append(f"page {number} could not be read: {_reason(exc)}")
             _place_ocr_pages(reading)
+            reading.blocks = _without_furniture(reading.blocks, page_count)
         finally:
             if reading.pool is not None:
                 reading.pool.shutdown(wait=True, cancel_futures=True)
@@ -179,14 +188,13 @@ class PdfParser:
                     return
             reading.chars.append(chars)
             tables = reading.tables.on_page(page, index) if reading.tables and usable else []
+            headings = _Headings(lines)
             for run in with_tables(lines, tables, box=lambda line: line.box):
                 if isinstance(run, PdfTable):  # a table, where its lines stood
                     reading.blocks.append(run.block(number))
+                    headings.leading = False
                     continue
-                reading.blocks.extend(
-                    Block(BlockKind.TEXT, _reflow(group), _locator(number, group))
-                    for group in _paragraphs(run)
-                )
+                reading.blocks.extend(headings.block(number, group) for group in _paragraphs(run))
             if usable and reading.pictures_left > 0:
                 self._read_pictures(page, pictures, lines, number, reading)
         finally:
@@ -476,6 +484,114 @@ def _worth_reading(
     return True
 
 
+class _Headings:
+    """Which paragraphs of a page are headings, and how deep.
+
+    A heading is short, mostly letters, not a sentence or a row label ("Current assets:"), and
+    stands out: set in bold on a page whose text is mostly not, or at least 15% larger than
+    the page's body text. Paragraphs in capitals that open the page ("CONSOLIDATED BALANCE
+    SHEETS") count too, for PDFs whose fonts do not say bold. The page's first heading is
+    level 1 (a statement's title); later ones are level 2 (its sections) unless set larger.
+    """
+
+    def __init__(self, lines: list[_Line]) -> None:
+        weights = [(line.size, _alnum(line.text), line.bold) for line in lines if line.size > 0]
+        total = sum(n for _, n, _ in weights) or 1
+        self.body = _weighted_median([(size, n) for size, n, _ in weights])
+        self.bold_stands_out = sum(n for _, n, bold in weights if bold) < 0.6 * total
+        self.leading = True  # nothing but headings on the page yet
+        self.first: float | None = None  # the size of the page's first heading
+
+    def block(self, page: int, group: list[_Line]) -> Block:
+        text = _reflow(group)
+        if not self._is_heading(group, text):
+            self.leading = False
+            return Block(BlockKind.TEXT, text, _locator(page, group))
+        size = min(line.size for line in group)
+        if self.first is None:
+            self.first, level = size, 1
+        else:
+            level = 1 if size >= 1.1 * self.first > 0 else 2
+        return Block(BlockKind.HEADING, text, _locator(page, group), level=level)
+
+    def _is_heading(self, group: list[_Line], text: str) -> bool:
+        words = text.split()
+        if not words or len(group) > 3 or len(words) > _HEADING_WORDS:
+            return False
+        letters = sum(char.isalpha() for char in text)
+        digits = sum(char.isdigit() for char in text)
+        if letters < 3 or letters < 2 * digits or (not text[0].isupper() and text[0].isalpha()):
+            return False
+        if text.endswith((":", ",", ";")) or (text.endswith(".") and len(words) > 6):
+            return False
+        bold = self.bold_stands_out and all(line.bold for line in group)
+        larger = self.body > 0 and min(line.size for line in group) >= 1.15 * self.body
+        capitals = sum(char.isupper() for char in text) >= 0.7 * letters
+        return bold or larger or (self.leading and capitals)
+
+
+def _weighted_median(values: list[tuple[float, int]]) -> float:
+    """The value below which half the weight lies (0 when there is none)."""
+    total = sum(weight for _, weight in values)
+    seen = 0
+    for value, weight in sorted(values):
+        seen += weight
+        if seen * 2 >= total > 0:
+            return value
+    return 0.0
+
+
+def _without_furniture(blocks: list[Block], pages: int) -> list[Block]:
+    """Drop running headers and footers: short paragraphs that open or close many pages with
+    the same words (digits aside: "Page 12 of 90", "Table of Contents", the company's name).
+    Their pages stay in the locators of what remains, and a page keeps them when they are all
+    it has (one line per slide). A page left with headings but no level-1
+    one gets its first heading promoted, so a statement's title still leads its rows."""
+    if pages < _FURNITURE_MIN_PAGES:
+        return blocks
+    by_page: dict[int | None, list[int]] = {}
+    for i, block in enumerate(blocks):
+        if block.kind in (BlockKind.TEXT, BlockKind.HEADING) and block.text.strip():
+            by_page.setdefault(block.locator.page, []).append(i)
+    edges: dict[str, set[int | None]] = {}
+    for page, indexes in by_page.items():
+        for i in {*indexes[:_EDGE_BLOCKS], *indexes[-_EDGE_BLOCKS:]}:
+            if key := _furniture_key(blocks[i].text):
+                edges.setdefault(key, set()).add(page)
+    repeated = {key for key, seen in edges.items() if len(seen) >= max(3, 0.3 * pages)}
+    if not repeated:
+        return blocks
+    dropped: set[int] = set()
+    for indexes in by_page.values():
+        edge = {*indexes[:_EDGE_BLOCKS], *indexes[-_EDGE_BLOCKS:]}
+        found = {i for i in edge if _furniture_key(blocks[i].text) in repeated}
+        if len(found) < len(indexes):  # a page's only words are its content, not furniture
+            dropped |= found
+    kept = [block for i, block in enumerate(blocks) if i not in dropped]
+    return _promote_titles(kept)
+
+
+def _furniture_key(text: str) -> str:
+    words = text.split()
+    if len(words) > _FURNITURE_WORDS:
+        return ""
+    return re.sub(r"\d+", "#", " ".join(words).casefold())
+
+
+def _promote_titles(blocks: list[Block]) -> list[Block]:
+    out: list[Block] = []
+    titled: set[int | None] = set()
+    for block in blocks:
+        if block.kind is BlockKind.HEADING:
+            page = block.locator.page
+            if page not in titled:
+                titled.add(page)
+                if block.level != 1:
+                    block = replace(block, level=1)
+        out.append(block)
+    return out
+
+
 def _layout(reading: _Reading) -> Layout:
     """Slide decks (mostly landscape pages with little text each) are read page by page."""
     pages = len(reading.landscape)
@@ -526,7 +642,7 @@ def _lines(textpage: pdfium.PdfTextPage) -> list[_Line]:
         cleaned = _SPACES.sub(" ", _CONTROL.sub(" ", raw.replace("\ufffe", ""))).strip()
         if not cleaned:
             continue
-        box = None
+        box, size, bold = None, 0.0, False
         if aligned:
             first = start + len(raw) - len(raw.lstrip())
             last = start + len(raw.rstrip()) - 1
@@ -536,8 +652,21 @@ def _lines(textpage: pdfium.PdfTextPage) -> list[_Line]:
                 )
             except pdfium.PdfiumError:
                 box = None
-        lines.append(_Line(cleaned, box))
+            size, bold = _font(textpage, first)
+        lines.append(_Line(cleaned, box, size, bold))
     return lines
+
+
+def _font(textpage: pdfium.PdfTextPage, index: int) -> tuple[float, bool]:
+    """The size of a character's font and whether its face is bold (by weight or by name:
+    many PDFs report no weight for an embedded "TimesNewRoman-Bold")."""
+    size = float(pdfium_c.FPDFText_GetFontSize(textpage.raw, index))
+    weight = pdfium_c.FPDFText_GetFontWeight(textpage.raw, index)
+    name = ctypes.create_string_buffer(_FONT_NAME)
+    flags = ctypes.c_int()
+    pdfium_c.FPDFText_GetFontInfo(textpage.raw, index, name, _FONT_NAME, ctypes.byref(flags))
+    face = name.value.decode("latin-1", errors="replace")
+    return size, weight >= 600 or bool(_BOLD_FACE.search(face))
 
 
 def _paragraphs(lines: list[_Line]) -> list[list[_Line]]:
@@ -558,7 +687,9 @@ def _starts_paragraph(previous: _Line, line: _Line) -> bool:
     gap = previous.box[1] - line.box[3]  # space between the lines, positive going down
     moved_up = line.box[1] > previous.box[3]  # the next column, or a jump back
     resized = abs(previous.height - line.height) > 0.25 * height
-    return gap > 0.5 * height or moved_up or resized
+    # A bold line among plain ones (or the reverse) is a heading or the end of one.
+    restyled = previous.bold != line.bold
+    return gap > 0.5 * height or moved_up or resized or restyled
 
 
 def _locator(page: int, group: list[_Line]) -> Locator:

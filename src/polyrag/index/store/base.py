@@ -57,7 +57,8 @@ class Store(Protocol):
         ...
 
     def vectors_for(self, texts_by_hash: Sequence[str]) -> dict[str, np.ndarray]:
-        """Stored vectors keyed by the sha256 of their chunk text, for the hashes given.
+        """Stored vectors keyed by `Chunk.embedded_sha256` (the sha256 of the text that was
+        embedded: heading path and chunk text), for the hashes given.
 
         Lets ingestion skip re-embedding text that is already indexed.
         """

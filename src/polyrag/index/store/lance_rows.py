@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -11,7 +10,8 @@ import pyarrow.compute as pc
 
 from polyrag.types import Chunk, Locator, Modality
 
-# The columns a Chunk is rebuilt from (the table also holds text_sha256, page and vector).
+# The columns a Chunk is rebuilt from. The table also holds page, vector and text_sha256:
+# the sha256 of the embedded text (heading path included), which vectors are reused by.
 CHUNK_COLUMNS = [
     "chunk_id",
     "source_id",
@@ -56,7 +56,7 @@ def rows_table(chunks: Sequence[Chunk], vectors: np.ndarray, schema: pa.Schema) 
         "source_id": [c.source_id for c in chosen],
         "path": [c.path for c in chosen],
         "text": [c.text for c in chosen],
-        "text_sha256": [text_sha256(c.text) for c in chosen],
+        "text_sha256": [c.embedded_sha256 for c in chosen],
         "locator": [c.locator.to_json() for c in chosen],
         "modality": [str(c.modality) for c in chosen],
         "ordinal": [c.ordinal for c in chosen],
@@ -65,10 +65,6 @@ def rows_table(chunks: Sequence[Chunk], vectors: np.ndarray, schema: pa.Schema) 
         "vector": pa.FixedSizeListArray.from_arrays(flat, dim),
     }
     return pa.table(columns, schema=schema)
-
-
-def text_sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def chunks_from(result: pa.Table) -> list[Chunk]:

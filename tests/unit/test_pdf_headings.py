@@ -1,0 +1,88 @@
+"""Headings and running headers/footers in real filings: a statement's title travels with its
+rows, and "Table of Contents" or the page number is not read as text on every page."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+
+from polyrag.chunk.chunker import Chunker
+from polyrag.parse.base import Document
+from polyrag.parse.pdf import PdfParser
+from polyrag.settings import ChunkSettings
+from polyrag.types import BlockKind, Source
+
+FILINGS = Path(__file__).parents[3] / "shared" / "eval" / "financebench" / "pdfs"
+pytestmark = pytest.mark.skipif(not FILINGS.is_dir(), reason="the shared eval data is absent")
+
+
+class WordCounter:
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+
+def pages_of(filing: str, pages: range) -> Document:
+    """Some pages of a real filing (1-based numbers), parsed as one PDF."""
+    source = pdfium.PdfDocument(FILINGS / filing)
+    excerpt = pdfium.PdfDocument.new()
+    excerpt.import_pages(source, [n - 1 for n in pages])
+    buffer = io.BytesIO()
+    excerpt.save(buffer)
+    return PdfParser().parse(buffer.getvalue(), name=filing)
+
+
+def headings(document: Document, page: int) -> list[tuple[int, str]]:
+    return [
+        (b.level, " ".join(b.text.split()))
+        for b in document.blocks
+        if b.kind is BlockKind.HEADING and b.locator.page == page
+    ]
+
+
+def test_a_bold_statement_title_and_its_sections_are_headings() -> None:
+    # 3M's 2018 10-K, pages 59-62: statements set in Times, titles and sections in bold.
+    document = pages_of("3M_2018_10K.pdf", range(59, 63))
+    title, *sections = headings(document, 2)  # the cash flow statement
+    assert title[0] == 1 and "Consolidated Statement of Cash Flows" in title[1]
+    assert [level for level, _ in sections] == [2] * len(sections)
+    assert any("Cash Flows from Investing Activities" in text for _, text in sections)
+    # Rows with numbers are never headings, even in bold ("Total assets $ 36,500 ...").
+    assert all(sum(c.isdigit() for c in text) * 2 <= len(text) for _, text in sections)
+
+
+def test_capitals_opening_a_page_are_its_title_when_fonts_do_not_say_bold() -> None:
+    # Amazon's 2017 10-K reports no weight and no bold face name for its statement titles.
+    document = pages_of("AMAZON_2017_10K.pdf", range(37, 41))
+    level, text = headings(document, 2)[0]
+    assert level == 1 and text.startswith("AMAZON.COM, INC. CONSOLIDATED STATEMENTS OF OPERATIONS")
+
+
+def test_running_headers_and_page_numbers_are_dropped_but_pages_kept() -> None:
+    document = pages_of("3M_2018_10K.pdf", range(59, 63))
+    texts = [" ".join(b.text.split()) for b in document.blocks if b.text.strip()]
+    assert "Table of Contents" not in texts  # a link atop every page of the filing
+    assert not [t for t in texts if t.isdigit()]  # "59", "60"… at the foot of each page
+    assert {b.locator.page for b in document.blocks if b.text.strip()} == {1, 2, 3, 4}
+    # The same words inside a page's body are kept.
+    assert any("Notes to Consolidated Financial Statements" in t for t in texts)
+
+
+def test_a_short_document_keeps_its_repeated_lines() -> None:
+    document = pages_of("3M_2018_10K.pdf", range(59, 62))  # three pages: too few to tell
+    texts = [" ".join(b.text.split()) for b in document.blocks]
+    assert texts.count("Table of Contents") == 3
+
+
+def test_each_chunk_of_a_statement_carries_its_title() -> None:
+    document = pages_of("3M_2018_10K.pdf", range(59, 63))
+    source = Source("3m", "/filings/3M_2018_10K.pdf", "c" * 64, 1, "pdf")
+    settings = ChunkSettings(max_tokens=120, overlap_tokens=0)
+    chunks = Chunker(WordCounter(), settings).chunk(source, list(document.blocks))
+    (capex,) = [c for c in chunks if "Purchases of property, plant and equipment" in c.text]
+    assert "Consolidated Statement of Cash Flows" in capex.locator.heading_path[0]
+    assert capex.locator.page == 2
+    (debt,) = [c for c in chunks if "Repayment of debt" in c.text]
+    assert debt.locator.heading_path[1:] == ("Cash Flows from Financing Activities",)
