@@ -42,15 +42,18 @@ def headings(document: Document, page: int) -> list[tuple[int, str]]:
     ]
 
 
-def test_a_bold_statement_title_and_its_sections_are_headings() -> None:
-    # 3M's 2018 10-K, pages 59-62: statements set in Times, titles and sections in bold.
-    document = pages_of("3M_2018_10K.pdf", range(59, 63))
-    title, *sections = headings(document, 2)  # the cash flow statement
-    assert title[0] == 1 and "Consolidated Statement of Cash Flows" in title[1]
-    assert [level for level, _ in sections] == [2] * len(sections)
-    assert any("Cash Flows from Investing Activities" in text for _, text in sections)
-    # Rows with numbers are never headings, even in bold ("Total assets $ 36,500 ...").
-    assert all(sum(c.isdigit() for c in text) * 2 <= len(text) for _, text in sections)
+def test_a_bold_statement_title_and_the_notes_headings() -> None:
+    # 3M's 2018 10-K, pages 60-63: statements set in Times, titles and note headings in bold.
+    document = pages_of("3M_2018_10K.pdf", range(60, 64))
+    ((level, title),) = headings(document, 1)  # the cash flow statement: its rows are a table
+    assert level == 1 and "Consolidated Statement of Cash Flows" in title
+    assert headings(document, 2) == [
+        (1, "Notes to Consolidated Financial Statements"),
+        (2, "NOTE 1. Significant Accounting Policies"),
+    ]
+    # Rows with figures are never headings, even in bold ("Total assets $ 36,500 …").
+    numbered = [t for page in (1, 2, 3, 4) for _, t in headings(document, page)]
+    assert all(sum(c.isdigit() for c in text) * 2 <= len(text) for text in numbered)
 
 
 def test_capitals_opening_a_page_are_its_title_when_fonts_do_not_say_bold() -> None:
@@ -79,10 +82,14 @@ def test_a_short_document_keeps_its_repeated_lines() -> None:
 def test_each_chunk_of_a_statement_carries_its_title() -> None:
     document = pages_of("3M_2018_10K.pdf", range(59, 63))
     source = Source("3m", "/filings/3M_2018_10K.pdf", "c" * 64, 1, "pdf")
-    settings = ChunkSettings(max_tokens=120, overlap_tokens=0)
-    chunks = Chunker(WordCounter(), settings).chunk(source, list(document.blocks))
-    (capex,) = [c for c in chunks if "Purchases of property, plant and equipment" in c.text]
-    assert "Consolidated Statement of Cash Flows" in capex.locator.heading_path[0]
-    assert capex.locator.page == 2
-    (debt,) = [c for c in chunks if "Repayment of debt" in c.text]
-    assert debt.locator.heading_path[1:] == ("Cash Flows from Financing Activities",)
+    chunks = Chunker(WordCounter(), ChunkSettings()).chunk(source, list(document.blocks))
+    capex = [c for c in chunks if "Purchases of property, plant and equipment" in c.text]
+    assert capex and all(c.locator.page == 2 for c in capex)
+    for chunk in capex:
+        assert "Consolidated Statement of Cash Flows" in chunk.locator.heading_path[0]
+    # Its row, as a sentence naming each year (the statement has no ruling lines).
+    assert any(
+        "Purchases of property, plant and equipment (PP&E) — 2018: (1,577), 2017: (1,373), "
+        "2016: (1,420)" in c.text
+        for c in capex
+    )

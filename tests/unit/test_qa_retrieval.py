@@ -44,3 +44,12 @@ def test_most_of_a_passage_must_be_in_the_chunks() -> None:
     other = "Consolidated Statement of Cash Flows 2018 2017 2016 Net income 1 2 3 4 5"
     assert not evidence_found(STATEMENT, [_chunk(other)])
     assert not evidence_found(STATEMENT, [])
+
+
+def test_an_extracted_figure_is_known_by_the_answer_it_states() -> None:
+    assert key_tokens(STATEMENT, ["$1577.00"]) == {"1577"}
+    capex = _chunk("Purchases of property, plant and equipment (PP&E) (1,577) (1,373) (1,420)")
+    assert evidence_found(STATEMENT, [capex], ["$1577.00"])
+    assert not evidence_found(STATEMENT, [capex])  # without the answer: most of the page
+    # A computed answer the passage does not state leaves the passage's own numbers.
+    assert key_tokens(STATEMENT, ["0.66"]) == key_tokens(STATEMENT)

@@ -9,10 +9,12 @@ same filters); the retrieved chunks are then scored against the gold evidence:
   so with `scope="collection"` the pages of other filings push the gold ones down.
 - **MRR** of the first gold page (0 when none is retrieved).
 - **evidence in the top k chunks** (k = 5 and 10): the share of questions whose every gold
-  evidence passage is inside the first k chunks — at least 60% of the passage's key tokens (its
-  numbers other than years when it has three or more, else its words of four letters or more)
-  appear in those chunks' text. A statement page split over several chunks is found when most
-  of it is.
+  evidence passage is inside the first k chunks — at least 60% of the passage's key tokens
+  appear in those chunks' text. The key tokens are the gold answer's numbers when the passage
+  states them (an extracted figure: "$1577.00" is the "(1,577)" of a cash flow statement), else
+  the passage's numbers other than years when it has three or more, else its words of four
+  letters or more. A computed figure's statement page split over several chunks is found when
+  most of it is.
 
 Page metrics need gold pages (FinanceBench, MMLongBench); the evidence share needs gold passages
 (FinanceBench, TAT-QA, HotpotQA). Scores are reported overall and per question kind.
@@ -98,7 +100,7 @@ def _search(engine: Engine, case: QACase, source_ids: dict[str, str], scope: Sco
             # The top k chunks of the ranking, of which those from the question's documents.
             top = [c for c in chunks[:k] if not wanted or c.source_id in wanted]
             result.scores[f"evidence@{k}"] = float(
-                all(evidence_found(text, top) for text in case.evidence_texts)
+                all(evidence_found(text, top, case.answers) for text in case.evidence_texts)
             )
     return result
 
@@ -125,19 +127,23 @@ def _score_pages(result: _Found, chunks: Sequence[Chunk], wanted: Sequence[str])
     result.top_pages = [f"{names[source]} p{page}" for source, page in ranked[:5]]
 
 
-def key_tokens(text: str) -> set[str]:
-    """What identifies a gold evidence passage: its numbers (years aside, commas and signs
-    dropped) when it has three or more, else its words of four letters or more."""
+def key_tokens(text: str, answers: Sequence[str] = ()) -> set[str]:
+    """What identifies a gold evidence passage: the answers' numbers it states, else its
+    numbers (years aside; commas, signs and trailing zeros dropped) when it has three or more,
+    else its words of four letters or more."""
     numbers = {_plain_number(n) for n in _NUMBER.findall(text)}
     numbers = {n for n in numbers if n and not _YEAR.fullmatch(n)}
+    stated = {_plain_number(n) for a in answers for n in _NUMBER.findall(a)} & numbers
+    if stated:
+        return stated
     if len(numbers) >= 3:
         return numbers
     return set(_WORD.findall(normalize_answer(text)))
 
 
-def evidence_found(evidence: str, chunks: Sequence[Chunk]) -> bool:
+def evidence_found(evidence: str, chunks: Sequence[Chunk], answers: Sequence[str] = ()) -> bool:
     """Whether at least FOUND_AT of the passage's key tokens are in the chunks' text."""
-    wanted = key_tokens(evidence)
+    wanted = key_tokens(evidence, answers)
     if not wanted or not chunks:
         return False
     text = " ".join(c.text for c in chunks)
@@ -148,7 +154,9 @@ def evidence_found(evidence: str, chunks: Sequence[Chunk]) -> bool:
 
 
 def _plain_number(token: str) -> str:
-    return re.sub(r"[^\d.]", "", token).rstrip(".")
+    """ "$(1,577.00)" → "1577": signs, commas and a zero fraction dropped."""
+    digits = re.sub(r"[^\d.]", "", token).strip(".")
+    return digits.rstrip("0").rstrip(".") if "." in digits else digits
 
 
 def _summary(

@@ -34,6 +34,7 @@ from polyrag.errors import (
 )
 from polyrag.parse.base import Document, Layout
 from polyrag.parse.ocr import Ocr, OcrResult
+from polyrag.parse.pdf_statements import with_statements
 from polyrag.parse.pdf_tables import PdfTable, PdfTables, with_tables
 from polyrag.parse.protected import WRONG_PASSWORD_HINT
 from polyrag.types import Block, BlockKind, Locator
@@ -189,12 +190,19 @@ class PdfParser:
             reading.chars.append(chars)
             tables = reading.tables.on_page(page, index) if reading.tables and usable else []
             headings = _Headings(lines)
-            for run in with_tables(lines, tables, box=lambda line: line.box):
+            for run in with_tables(lines, tables, box=_box):
                 if isinstance(run, PdfTable):  # a table, where its lines stood
                     reading.blocks.append(run.block(number))
                     headings.leading = False
                     continue
-                reading.blocks.extend(headings.block(number, group) for group in _paragraphs(run))
+                for part in with_statements(run, text=lambda line: line.text, box=_box):
+                    if isinstance(part, PdfTable):  # a statement without ruling lines
+                        reading.blocks.append(part.block(number))
+                        headings.leading = False
+                        continue
+                    reading.blocks.extend(
+                        headings.block(number, group) for group in _paragraphs(part)
+                    )
             if usable and reading.pictures_left > 0:
                 self._read_pictures(page, pictures, lines, number, reading)
         finally:
@@ -655,6 +663,10 @@ def _lines(textpage: pdfium.PdfTextPage) -> list[_Line]:
             size, bold = _font(textpage, first)
         lines.append(_Line(cleaned, box, size, bold))
     return lines
+
+
+def _box(line: _Line) -> Box | None:
+    return line.box
 
 
 def _font(textpage: pdfium.PdfTextPage, index: int) -> tuple[float, bool]:

@@ -1,0 +1,81 @@
+"""Statements without ruling lines in real filings become tables: rows under a header of years."""
+
+from __future__ import annotations
+
+import pytest
+
+from polyrag.chunk.figures import read_table
+from polyrag.parse.pdf_statements import with_statements
+from polyrag.parse.pdf_tables import PdfTable
+from polyrag.types import BlockKind
+
+from .test_pdf_headings import FILINGS, pages_of
+
+pytestmark = pytest.mark.skipif(not FILINGS.is_dir(), reason="the shared eval data is absent")
+
+
+def tables(filing: str, pages: range, page: int) -> list[dict[str, tuple[str, ...]]]:
+    """Each table on one page of the excerpt, as {row label: figures}."""
+    document = pages_of(filing, pages)
+    out = []
+    for block in document.blocks:
+        if block.kind is BlockKind.TABLE and block.locator.page == page:
+            table = read_table(block.text)
+            assert table is not None and block.locator.bbox is not None
+            out.append({"header": table.header, **{row[0]: row[1:] for row in table.rows}})
+    return out
+
+
+def test_a_cash_flow_statement_in_bold_and_plain_times() -> None:
+    (flows,) = tables("3M_2018_10K.pdf", range(59, 63), 2)
+    assert flows["header"] == ("(Millions)", "2018", "2017", "2016")
+    assert flows["Purchases of property, plant and equipment (PP&E)"] == (
+        "(1,577)",
+        "(1,373)",
+        "(1,420)",
+    )
+    assert flows["Net income including noncontrolling interest"] == ("5,363", "4,869", "5,058")
+    # Two rows PDFium read as one line and a half: each label keeps its own figures.
+    assert flows["Proceeds from sale of businesses, net of cash sold"] == ("846", "1,065", "142")
+    assert flows["Cash Flows from Investing Activities"] == ("", "", "")  # a section line
+
+
+def test_a_label_wrapped_over_lines_with_dates_inside() -> None:
+    balance, *_ = tables("ACTIVISIONBLIZZARD_2019_10K.pdf", range(68, 72), 2)
+    assert balance["header"][1:] == ("2019", "2018")
+    label = (
+        "Accounts receivable, net of allowances of $132 and $190, at December 31, 2019 and "
+        "December 31, 2018, respectively"
+    )
+    assert balance[label] == ("848", "1,035")  # "31, 2019" is a date, not two figures
+
+
+def test_dot_leaders_and_years_stacked_under_dates() -> None:
+    balance, *_ = tables("ADOBE_2015_10K.pdf", range(58, 62), 2)
+    assert balance["header"][1:] == ("2015", "2014")  # "November 27," over "2015", …
+    assert balance["Cash and cash equivalents"] == ("876,560", "1,117,400")
+    assert balance["Short-term investments"] == ("3,111,524", "2,622,091")
+
+
+def test_figures_inside_a_label_are_not_its_columns() -> None:
+    *_, comprehensive = tables("AMAZON_2017_10K.pdf", range(37, 41), 3)
+    label = "Foreign currency translation adjustments, net of tax of $10, $(49), and $5"
+    assert comprehensive[label] == ("(210)", "(279)", "533")
+
+
+def test_columns_under_columns_stay_text() -> None:
+    # 3M's segment table: sales, share and income under each quarter. Three figures per year
+    # would be put under the wrong year, so the lines stay as they were.
+    assert tables("3M_2018_10K.pdf", range(20, 24), 2) == []
+
+
+def test_prose_with_years_is_not_a_statement() -> None:
+    lines = [
+        "Fiscal 2019 2018",
+        "Revenue grew in every region in 2019 as it had in 2018 and the company opened many "
+        "new stores across the country.",
+        "Net sales 10 20",
+    ]
+    parts = list(with_statements(lines, text=str, box=lambda _: None))
+    assert parts == [lines]
+    assert not any(isinstance(part, PdfTable) for part in parts)
