@@ -15,20 +15,24 @@ pytestmark = pytest.mark.skipif(not FILINGS.is_dir(), reason="the shared eval da
 
 
 def tables(filing: str, pages: range, page: int) -> list[dict[str, tuple[str, ...]]]:
-    """Each table on one page of the excerpt, as {row label: figures}."""
+    """Each table on one page of the excerpt, as {row label: figures} with its "header" and
+    its "caption"."""
     document = pages_of(filing, pages)
     out = []
     for block in document.blocks:
         if block.kind is BlockKind.TABLE and block.locator.page == page:
             table = read_table(block.text)
             assert table is not None and block.locator.bbox is not None
-            out.append({"header": table.header, **{row[0]: row[1:] for row in table.rows}})
+            rows = {row[0]: row[1:] for row in table.rows}
+            out.append({"header": table.header, "caption": (table.caption,), **rows})
     return out
 
 
 def test_a_cash_flow_statement_in_bold_and_plain_times() -> None:
     (flows,) = tables("3M_2018_10K.pdf", range(59, 63), 2)
     assert flows["header"] == ("(Millions)", "2018", "2017", "2016")
+    # The statement's title is the table's caption: every chunk of its rows says it.
+    assert "Consolidated Statement of Cash Flows" in flows["caption"][0]
     assert flows["Purchases of property, plant and equipment (PP&E)"] == (
         "(1,577)",
         "(1,373)",

@@ -197,7 +197,7 @@ class PdfParser:
                     continue
                 for part in with_statements(run, text=lambda line: line.text, box=_box):
                     if isinstance(part, PdfTable):  # a statement without ruling lines
-                        reading.blocks.append(part.block(number))
+                        reading.blocks.append(part.block(number, caption=headings.title))
                         headings.leading = False
                         continue
                     reading.blocks.extend(
@@ -509,6 +509,7 @@ class _Headings:
         self.bold_stands_out = sum(n for _, n, bold in weights if bold) < 0.6 * total
         self.leading = True  # nothing but headings on the page yet
         self.first: float | None = None  # the size of the page's first heading
+        self.title = ""  # the last level-1 heading: a statement's title, for its table
 
     def block(self, page: int, group: list[_Line]) -> Block:
         text = _reflow(group)
@@ -520,6 +521,8 @@ class _Headings:
             self.first, level = size, 1
         else:
             level = 1 if size >= 1.1 * self.first > 0 else 2
+        if level == 1:
+            self.title = " ".join(text.split())
         return Block(BlockKind.HEADING, text, _locator(page, group), level=level)
 
     def _is_heading(self, group: list[_Line], text: str) -> bool:

@@ -65,9 +65,11 @@ class PdfTable:
         x0, y0, x1, y1 = self.bbox
         return x0 - 1 <= x <= x1 + 1 and y0 - 1 <= y <= y1 + 1
 
-    def block(self, page: int) -> Block:
+    def block(self, page: int, caption: str = "") -> Block:
+        """The TABLE block; a caption (a statement's title) goes above the Markdown."""
         bbox = tuple(round(value, 1) for value in self.bbox)
-        return Block(BlockKind.TABLE, self.markdown, Locator(page=page, bbox=bbox))  # type: ignore[arg-type]
+        text = f"{caption}\n{self.markdown}" if caption else self.markdown
+        return Block(BlockKind.TABLE, text, Locator(page=page, bbox=bbox))  # type: ignore[arg-type]
 
 
 class PdfTables:
