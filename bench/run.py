@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -289,6 +289,11 @@ QA_SAMPLES: dict[str, int | None] = {
 }
 
 
+# Retrieval alone, every question of the sets with gold evidence pages.
+EVIDENCE_SAMPLES: dict[str, int | None] = {"financebench": None, "mmlongbench": None}
+EVIDENCE_SCOPES = {"financebench": ("document", "collection"), "mmlongbench": ("document",)}
+
+
 @dataclass(frozen=True)
 class Profile:
     """How much of each section a run measures."""
@@ -303,16 +308,40 @@ class Profile:
     scans: int | None  # scanned PDFs from the corpus to OCR; None = all
     recordings: int | None  # recordings with speech from the corpus to transcribe; None = all
     modes: tuple[str, ...] = MODES  # answering modes each question set is asked in
+    # Sets measured by `eval qa --retrieval-only` (sample sizes) and the scopes each is asked in.
+    evidence: dict[str, int | None] = field(default_factory=lambda: dict(EVIDENCE_SAMPLES))
 
 
 PROFILES = {
     "full": Profile(
         "full", (10_000, 100_000, 1_000_000), 200, None, None, None, QA_SAMPLES, None, None
     ),
-    "quick": Profile("quick", (10_000,), 50, 5, 4, 50, {name: 3 for name in QA_SAMPLES}, 3, 1),
+    "quick": Profile(
+        "quick",
+        (10_000,),
+        50,
+        5,
+        4,
+        50,
+        {name: 3 for name in QA_SAMPLES},
+        3,
+        1,
+        MODES,
+        {"financebench": 5},
+    ),
     # The suite's own test: every section runs, on the least data that exercises it.
     "tiny": Profile(
-        "tiny", (1_000,), 5, 1, 1, None, {"office-qa": 1, "squad2": 1}, 1, 1, ("fast", "agent")
+        "tiny",
+        (1_000,),
+        5,
+        1,
+        1,
+        None,
+        {"office-qa": 1, "squad2": 1},
+        1,
+        1,
+        ("fast", "agent"),
+        {"hotpotqa": 2},
     ),
 }
 
@@ -385,6 +414,27 @@ def bench_scifact(
         result.pop("latencies_ms")
         out[split] = result
         print(json.dumps({split: result["results"]}), flush=True)
+    return out
+
+
+def bench_evidence(samples: dict[str, int | None], home: Path = BENCH_HOME) -> dict[str, Any]:
+    """`polyrag eval qa --retrieval-only`: does the evidence reach the model? Per set and scope,
+    evidence-page recall@k, MRR and the share of questions whose gold passages are in the top
+    chunks, overall and per question kind."""
+    from polyrag.eval.datasets import load_dataset
+    from polyrag.eval.qa_retrieval import evaluate_qa_retrieval
+    from polyrag.settings import load_settings
+
+    settings = load_settings(home)
+    out: dict[str, Any] = {}
+    for name, size in samples.items():
+        dataset = load_dataset(name, SHARED, limit=size)
+        for scope in EVIDENCE_SCOPES.get(name, ("collection",)):
+            summary = evaluate_qa_retrieval(dataset, settings, scope=scope)  # type: ignore[arg-type]
+            summary.pop("cases")
+            summary["commit"] = commit()
+            out.setdefault(name, {})[scope] = summary
+            print(json.dumps({name: {scope: summary["overall"]}}), flush=True)
     return out
 
 
@@ -537,9 +587,49 @@ def render(results: dict[str, Any], profile: str, pending: Sequence[str] = ()) -
         f"{media['audio_seconds']:.1f} | {media['transcribe_seconds']:.1f} | "
         f"{media['real_time_factor']:.2f} |",
     ]
-    lines += render_scifact(results["scifact"]) + render_qa(results["qa"], pending)
+    lines += render_scifact(results["scifact"]) + render_evidence(results.get("evidence", {}))
+    lines += render_qa(results["qa"], pending)
     lines.append("")
     return "\n".join(lines)
+
+
+EVIDENCE_METRICS = ("page_recall@1", "page_recall@3", "page_recall@5", "page_recall@10", "mrr")
+
+
+def render_evidence(evidence: dict[str, Any]) -> list[str]:
+    """Retrieval alone on the sets with gold evidence, overall then per question kind."""
+    if not evidence:
+        return []
+    lines = [
+        "",
+        "## Finding the evidence (`polyrag eval qa --retrieval-only`, no model)",
+        "",
+        "Evidence-page recall@k: the share of a question's gold pages among the first k pages",
+        "retrieved (pages ranked by their first chunk); MRR of the first gold page; ev@k: the",
+        "share of questions whose gold passages are all in the first k chunks. Scope document:",
+        "each question against its own filing; collection: all the set's documents in one index.",
+        "Targets (FinanceBench): recall@5 ≥ 0.80 by document, ≥ 0.60 by collection; MMLongBench",
+        "recall@5 ≥ 0.70.",
+        "",
+        "| set | scope | questions | p@1 | p@3 | p@5 | p@10 | MRR | ev@5 | ev@10 | search p50 ms |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, by_scope in evidence.items():
+        for scope, summary in by_scope.items():
+            rows = {"all": summary["overall"], **summary["by_kind"]}
+            for kind, row in rows.items():
+                label = f"{row['n']}" if kind == "all" else f"{kind} ({row['n']})"
+                cells = [
+                    _cell(row.get(m)) for m in (*EVIDENCE_METRICS, "evidence@5", "evidence@10")
+                ]
+                search = summary["search_ms"]["p50"] if kind == "all" else None
+                lines.append(
+                    f"| {name} | {scope} | {label} | {' | '.join(cells)} | "
+                    f"{'' if search is None else f'{search:.0f}'} |"
+                )
+    commits = sorted({s["commit"] for by in evidence.values() for s in by.values()})
+    lines += ["", f"Measured at {', '.join(commits)}."]
+    return lines
 
 
 def render_scifact(scifact: dict[str, Any]) -> list[str]:
@@ -654,7 +744,7 @@ def render_qa(qa: dict[str, Any], pending: Sequence[str] = ()) -> list[str]:
     return lines
 
 
-SECTIONS = ("retrieval", "ingest", "media", "answers", "scifact", "qa")
+SECTIONS = ("retrieval", "ingest", "media", "answers", "scifact", "evidence", "qa")
 
 
 def main() -> int:
@@ -728,6 +818,9 @@ def main() -> int:
         save()
     if "scifact" in sections:
         results["scifact"] = bench_scifact(profile.scifact_queries, args.scifact, args.home)
+        save()
+    if "evidence" in sections:
+        results["evidence"] = bench_evidence(profile.evidence, args.home)
         save()
     if "qa" in sections:
         results["qa"] = done.get("qa", {})

@@ -20,6 +20,7 @@ SECTIONS = (
     "## Scans and recordings",
     "## Answers with the local model",
     "## Retrieval quality (tiny,",
+    "## Finding the evidence",
     "## Question answering",
 )
 
@@ -45,6 +46,8 @@ def test_the_benchmark_suite_runs_on_a_tiny_dataset(tmp_path: Path) -> None:
     assert results["media"]["scanned_pages"] >= 1 and results["media"]["audio_seconds"] > 5
     hybrid = results["scifact"]["test"]["results"]["hybrid"]
     assert hybrid["recall@10"] == 1.0  # five documents: every relevant one is in the top ten
+    found = results["evidence"]["hotpotqa"]["collection"]
+    assert found["questions"] == 2 and found["overall"]["evidence@10"]["n"] == 2
     assert set(results["qa"]) == {"office-qa", "squad2"}
     assert all(set(by_mode) == {"fast", "agent"} for by_mode in results["qa"].values())
     assert all(run["questions"] == 1 for by in results["qa"].values() for run in by.values())
@@ -53,6 +56,7 @@ def test_the_benchmark_suite_runs_on_a_tiny_dataset(tmp_path: Path) -> None:
         assert heading in report
     assert "| test | 4 | hybrid |" in report
     assert "| office-qa | 1 (0 unanswerable) | fast |" in report
+    assert "| hotpotqa | collection | 2 |" in report
     assert "| office-qa | 1 (0 unanswerable) | agent |" in report
 
     # An interrupted run is written out as it stands, naming what it has not measured.

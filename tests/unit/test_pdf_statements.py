@@ -83,3 +83,14 @@ def test_prose_with_years_is_not_a_statement() -> None:
     parts = list(with_statements(lines, text=str, box=lambda _: None))
     assert parts == [lines]
     assert not any(isinstance(part, PdfTable) for part in parts)
+
+
+def test_the_unit_heads_the_label_column() -> None:
+    lines = ["(Dollars in millions, except per share amounts) 2018 2017", "Cash $ 1 $ 2"]
+    lines += ["Debt 3 4", "Equity (5) —"]
+    (table,) = with_statements(lines, text=str, box=lambda _: None)
+    assert isinstance(table, PdfTable)
+    parsed = read_table(table.markdown)
+    assert parsed is not None
+    assert parsed.header[0] == "(Dollars in millions, except per share amounts)"
+    assert parsed.rows == (("Cash", "1", "2"), ("Debt", "3", "4"), ("Equity", "(5)", "—"))

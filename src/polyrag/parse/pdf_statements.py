@@ -43,6 +43,7 @@ _MONTH = re.compile(
 # A figure: "1,577", "(1,577)", "$5", "-3.2%", or a dash for none ("31," and "$10," are words).
 _VALUE = re.compile(r"^\(?[-−–]?[$€£¥]?\(?\d(?:[\d,]*\d)?(?:\.\d+)?%?\)?%?$|^[—–-]$")
 _LEADER = re.compile(r"\.{3,}|…+")  # dot leaders between a label and its figures
+_UNIT = re.compile(r"\([^()]*\)")
 _CURRENCY = frozenset({"$", "€", "£", "¥", "US$"})
 
 
@@ -119,7 +120,7 @@ def _statement_at(
     rows = _trim(rows)
     if sum(1 for row in rows if row.values) < MIN_ROWS or stray > _MAX_STRAY * figured:
         return None  # columns under columns (sales, % of total, income per year): not ours
-    unit = " ".join(w for w in words if w.startswith("(") or w.endswith(")"))
+    unit = " ".join(_UNIT.findall(" ".join(words)))  # "(Dollars in millions, except …)"
     return end, [unit, *years], rows
 
 
