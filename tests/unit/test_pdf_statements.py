@@ -87,7 +87,7 @@ def test_prose_with_years_is_not_a_statement() -> None:
 
 def test_the_unit_heads_the_label_column() -> None:
     lines = ["(Dollars in millions, except per share amounts) 2018 2017", "Cash $ 1 $ 2"]
-    lines += ["Debt 3 4", "Equity (5) —"]
+    lines += ["$ $", "Debt 3 4", "Equity (5) —"]  # a line of currency signs alone
     (table,) = with_statements(lines, text=str, box=lambda _: None)
     assert isinstance(table, PdfTable)
     parsed = read_table(table.markdown)

@@ -195,7 +195,7 @@ class PdfParser:
                     reading.blocks.append(run.block(number))
                     headings.leading = False
                     continue
-                for part in with_statements(run, text=lambda line: line.text, box=_box):
+                for part in _statements(run, number, reading):
                     if isinstance(part, PdfTable):  # a statement without ruling lines
                         reading.blocks.append(part.block(number, caption=headings.title))
                         headings.leading = False
@@ -666,6 +666,16 @@ def _lines(textpage: pdfium.PdfTextPage) -> list[_Line]:
             size, bold = _font(textpage, first)
         lines.append(_Line(cleaned, box, size, bold))
     return lines
+
+
+def _statements(lines: list[_Line], page: int, reading: _Reading) -> list[list[_Line] | PdfTable]:
+    """The lines with the statements among them as tables. Finding them is a help, not a
+    need: should it fail on some page, the page's lines are read as text, with a warning."""
+    try:
+        return list(with_statements(lines, text=lambda line: line.text, box=_box))
+    except Exception as exc:  # never lose a page to the statement finder
+        reading.warnings.append(f"page {page}: statement tables not read ({_reason(exc)})")
+        return [lines]
 
 
 def _box(line: _Line) -> Box | None:

@@ -111,7 +111,7 @@ def _statement_at(
             break
         _merge(rows, parsed)
         j += 1
-        loose = max(_figures(row.label) for row in parsed)
+        loose = max((_figures(row.label) for row in parsed), default=0)  # "$" alone: none
         if any(row.values for row in parsed) or loose:
             figured += 1
             stray += loose >= 2
