@@ -94,3 +94,16 @@ def test_the_unit_heads_the_label_column() -> None:
     assert parsed is not None
     assert parsed.header[0] == "(Dollars in millions, except per share amounts)"
     assert parsed.rows == (("Cash", "1", "2"), ("Debt", "3", "4"), ("Equity", "(5)", "—"))
+
+
+def test_a_failing_statement_finder_costs_no_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_: object, **__: object) -> list[object]:
+        raise ValueError("max() arg is an empty sequence")
+
+    monkeypatch.setattr("polyrag.parse.pdf.with_statements", broken)
+    document = pages_of("3M_2018_10K.pdf", range(59, 63))
+    assert any("Purchases of property, plant and equipment" in b.text for b in document.blocks)
+    assert not [b for b in document.blocks if b.kind is BlockKind.TABLE]
+    assert "page 2: statement tables not read (max() arg is an empty sequence)" in (
+        document.warnings
+    )
