@@ -47,7 +47,7 @@ def test_the_benchmark_suite_runs_on_a_tiny_dataset(tmp_path: Path) -> None:
     hybrid = results["scifact"]["test"]["results"]["hybrid"]
     assert hybrid["recall@10"] == 1.0  # five documents: every relevant one is in the top ten
     found = results["evidence"]["hotpotqa"]["collection"]
-    assert found["questions"] == 2 and found["overall"]["evidence@10"]["n"] == 2
+    assert found["questions"] == 2 and found["overall"]["documents@10"]["n"] == 2
     assert set(results["qa"]) == {"office-qa", "squad2"}
     assert all(set(by_mode) == {"fast", "agent"} for by_mode in results["qa"].values())
     assert all(run["questions"] == 1 for by in results["qa"].values() for run in by.values())

@@ -136,11 +136,11 @@ def test_eval_qa_retrieval_only_ranks_the_evidence_pages(tmp_path: Path) -> None
     questions = tmp_path / "questions.jsonl"
     rows = [
         {
-            "question": "Which word processor was popular among legal professionals?",
-            "answer": "WordPerfect",
+            "question": "Which Apple software leveraged the Macintosh graphical capabilities?",
+            "answer": "MacWrite",
             "source": str(MULTI_PAGE),
             "evidence_pages": [2],
-            "evidence_texts": ["WordPerfect, which was popular among legal professionals"],
+            "evidence_texts": ["Apple's MacWrite, which leveraged the Macintosh's graphical"],
         },
         {
             "question": "Which tool gained popularity for academic and technical writing?",
@@ -150,8 +150,8 @@ def test_eval_qa_retrieval_only_ranks_the_evidence_pages(tmp_path: Path) -> None
         },
         {
             # A wrong gold page: the metric must be able to say the evidence was not found.
-            "question": "Which word processor was popular among legal professionals?",
-            "answer": "WordPerfect",
+            "question": "Which Apple software leveraged the Macintosh graphical capabilities?",
+            "answer": "MacWrite",
             "source": str(MULTI_PAGE),
             "evidence_pages": [5],
         },

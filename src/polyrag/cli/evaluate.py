@@ -240,7 +240,8 @@ def _eval_qa_retrieval(
     out.print(table)
     out.print(
         "  p@k: share of the gold pages among the first k pages retrieved; MRR: of the first "
-        "gold page; ev@k: questions whose gold passages are all in the first k chunks",
+        "gold page; ev@k: questions whose gold passages are all in the first k chunks; "
+        "docs@k: questions whose gold documents all have a chunk among the first k",
         markup=False,
     )
     out.print(f"[dim]report: {summary['report']}[/dim]")
@@ -255,6 +256,8 @@ RETRIEVAL_ONLY_METRICS = {
     "mrr": "MRR",
     "evidence@5": "ev@5",
     "evidence@10": "ev@10",
+    "documents@5": "docs@5",
+    "documents@10": "docs@10",
 }
 
 

@@ -16,8 +16,12 @@ same filters); the retrieved chunks are then scored against the gold evidence:
   letters or more. A computed figure's statement page split over several chunks is found when
   most of it is.
 
+- **gold documents in the top k chunks** (HotpotQA's two paragraphs): the share of questions
+  whose every gold document has a chunk among the first k.
+
 Page metrics need gold pages (FinanceBench, MMLongBench); the evidence share needs gold passages
-(FinanceBench, TAT-QA, HotpotQA). Scores are reported overall and per question kind.
+(FinanceBench, TAT-QA); the document share gold documents (HotpotQA). Scores are reported overall
+and per question kind.
 """
 
 from __future__ import annotations
@@ -95,6 +99,11 @@ def _search(engine: Engine, case: QACase, source_ids: dict[str, str], scope: Sco
     chunks = [hit.chunk for hit in hits]
     if case.evidence_pages:
         _score_pages(result, chunks, wanted)
+    if case.gold_documents:
+        gold = {source_ids[name] for name in case.gold_documents if name in source_ids}
+        for k in CHUNK_KS:
+            found = {c.source_id for c in chunks[:k]}
+            result.scores[f"documents@{k}"] = float(bool(gold) and gold <= found)
     if case.evidence_texts:
         for k in CHUNK_KS:
             # The top k chunks of the ranking, of which those from the question's documents.
@@ -166,7 +175,8 @@ def _summary(
     failed: list[dict[str, object]],
     ingest_s: float,
 ) -> dict[str, Any]:
-    names = [f"page_recall@{k}" for k in PAGE_KS] + ["mrr"] + [f"evidence@{k}" for k in CHUNK_KS]
+    names = [f"page_recall@{k}" for k in PAGE_KS] + ["mrr"]
+    names += [f"{metric}@{k}" for metric in ("evidence", "documents") for k in CHUNK_KS]
     kinds = sorted({f.case.kind for f in found if f.case.kind})
     searches = [f.search_ms for f in found]
     return {
