@@ -564,19 +564,25 @@ def _without_furniture(blocks: list[Block], pages: int) -> list[Block]:
     for i, block in enumerate(blocks):
         if block.kind in (BlockKind.TEXT, BlockKind.HEADING) and block.text.strip():
             by_page.setdefault(block.locator.page, []).append(i)
-    edges: dict[str, set[int | None]] = {}
-    for page, indexes in by_page.items():
-        for i in {*indexes[:_EDGE_BLOCKS], *indexes[-_EDGE_BLOCKS:]}:
-            if key := _furniture_key(blocks[i].text):
-                edges.setdefault(key, set()).add(page)
-    repeated = {key for key, seen in edges.items() if len(seen) >= max(3, 0.3 * pages)}
+    # The key of each paragraph at either end of each page (empty: too long to be furniture).
+    keys = {
+        page: {
+            i: _furniture_key(blocks[i].text) for i in (*ends[:_EDGE_BLOCKS], *ends[-_EDGE_BLOCKS:])
+        }
+        for page, ends in by_page.items()
+    }
+    seen: dict[str, set[int | None]] = {}
+    for page, edge in keys.items():
+        for key in edge.values():
+            if key:
+                seen.setdefault(key, set()).add(page)
+    repeated = {key for key, pages_of in seen.items() if len(pages_of) >= max(3, 0.3 * pages)}
     if not repeated:
         return blocks
     dropped: set[int] = set()
-    for indexes in by_page.values():
-        edge = {*indexes[:_EDGE_BLOCKS], *indexes[-_EDGE_BLOCKS:]}
-        found = {i for i in edge if _furniture_key(blocks[i].text) in repeated}
-        if len(found) < len(indexes):  # a page's only words are its content, not furniture
+    for page, edge in keys.items():
+        found = {i for i, key in edge.items() if key in repeated}
+        if len(found) < len(by_page[page]):  # a page's only words are content, not furniture
             dropped |= found
     kept = [block for i, block in enumerate(blocks) if i not in dropped]
     return _promote_titles(kept)

@@ -104,7 +104,8 @@ def _statement_at(
     figured = stray = 0  # lines with figures; of them, lines whose figures fit no column
     while j < len(lines):
         line = text(lines[j])
-        if _header_part(line) is not None and _years(line):
+        header = _header_part(line)
+        if header is not None and header[0]:
             break  # another statement's header
         parsed = _rows_of(line, width)
         if parsed is None:
@@ -145,10 +146,6 @@ def _header_part(line: str) -> tuple[list[str], list[str]] | None:
     if not years and not all(_MONTH.match(word) for word in others):
         return None
     return years, others
-
-
-def _years(line: str) -> list[str]:
-    return [m.group(1) for token in line.split() if (m := _YEAR.match(token))]
 
 
 def _rows_of(line: str, width: int) -> list[_Row] | None:
