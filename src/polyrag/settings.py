@@ -46,7 +46,12 @@ class EmbedSettings(_Section):
 
 class RetrieveSettings(_Section):
     k: int = Field(6, ge=1, le=100, description="Hits returned by search and given to the LLM.")
-    candidates: int = Field(20, ge=1, le=1000, description="Hits each retriever contributes.")
+    candidates: int = Field(
+        50,
+        ge=1,
+        le=1000,
+        description="Hits each retriever contributes (page support needs a page's other hits).",
+    )
     fusion: Literal["convex", "rrf"] = Field(
         "convex",
         description="How BM25 and vector hits are fused: a weighted sum of scores scaled by the "
@@ -57,6 +62,19 @@ class RetrieveSettings(_Section):
     )
     vector_weight: float = Field(0.7, ge=0, description="Weight of vector similarity in fusion.")
     rrf_k: float = Field(60.0, gt=0, description="Reciprocal rank fusion constant (fusion=rrf).")
+    keyword_variant: bool = Field(
+        True,
+        description="Also search by vector with the question's content words alone (its "
+        "function and framing words dropped), each chunk at its better similarity.",
+    )
+    page_support: float = Field(
+        0.2,
+        ge=0,
+        lt=1,
+        description="Each candidate gains this share of the two best other candidates' scores "
+        "on its page, slide, sheet or section, so pages that match as a whole rank first "
+        "(0 turns it off).",
+    )
 
 
 class AnswerSettings(_Section):

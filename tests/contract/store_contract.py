@@ -243,6 +243,22 @@ class StoreContract:
         assert hits[0].vector_similarity == pytest.approx(expected, abs=0.02)
         assert hits[0].score == hits[0].vector_similarity
         assert [hit.vector_rank for hit in hits] == [1, 2, 3, 4]
+
+    def test_vector_hits_can_report_cosine_to_another_vector(
+        self, store: Store, library: dict
+    ) -> None:
+        chunks, vectors = library["memo"]
+        variant = near(vectors[1], seed=22)
+        question = near(vectors[2], seed=23, noise=0.5)
+        plain = store.vector_search(variant, 4)
+        hits = store.vector_search(variant, 4, similarity_to=question)
+        # Ranked by the searched vector, as without `similarity_to`; the cosine reported is to
+        # the other vector.
+        assert [hit.chunk for hit in hits] == [hit.chunk for hit in plain]
+        assert [hit.score for hit in hits] == pytest.approx([hit.score for hit in plain])
+        assert hits[0].chunk == chunks[1]
+        assert hits[0].vector_similarity == pytest.approx(float(question @ vectors[1]), abs=1e-4)
+        assert hits[0].vector_similarity != pytest.approx(hits[0].score, abs=1e-3)
         scores = [hit.score for hit in hits]
         assert scores == sorted(scores, reverse=True)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from polyrag.retrieve.fusion import convex_fusion, reciprocal_rank_fusion
+from polyrag.retrieve.fusion import convex_fusion, reciprocal_rank_fusion, unit_support
 
 
 def test_scores_follow_the_formula() -> None:
@@ -102,3 +102,32 @@ def test_convex_ignores_negative_similarity_and_empty_lists() -> None:
 def test_convex_ties_keep_first_seen_order() -> None:
     fused = convex_fusion([("a", 1.0), ("b", 1.0)], {}, 1.0, 0.0)
     assert [key for key, _ in fused] == ["a", "b"]
+
+
+def test_unit_support_ranks_a_page_that_matches_as_a_whole_first() -> None:
+    # A statement page: its title, table and rows each match part of the question; a prose
+    # page has one better sentence.
+    ranked = [("prose", 0.9), ("title", 0.8), ("table", 0.75), ("rows", 0.7), ("other", 0.6)]
+    units = {"prose": "p40", "title": "p60", "table": "p60", "rows": "p60", "other": "p40"}
+    supported = unit_support(ranked, units, 0.2)
+    assert [key for key, _ in supported][:3] == ["title", "table", "prose"]
+    scores = dict(supported)
+    assert scores["title"] == pytest.approx(0.8 + 0.2 * (0.75 + 0.7))
+    assert scores["table"] == pytest.approx(0.75 + 0.2 * (0.8 + 0.7))
+    assert scores["prose"] == pytest.approx(0.9 + 0.2 * 0.6)
+    assert scores["other"] == pytest.approx(0.6 + 0.2 * 0.9)
+
+
+def test_unit_support_keeps_the_order_within_a_unit_and_leaves_others_alone() -> None:
+    ranked = [("a", 1.0), ("b", 0.9), ("c", 0.5), ("d", 0.4), ("loose", 0.95)]
+    supported = unit_support(ranked, {k: "page" for k in "abcd"} | {"loose": None}, 0.5)
+    order = [key for key, _ in supported]
+    assert [key for key in order if key != "loose"] == ["a", "b", "c", "d"]
+    assert dict(supported)["loose"] == 0.95
+    assert dict(supported)["d"] == pytest.approx(0.4 + 0.5 * (1.0 + 0.9))
+
+
+def test_unit_support_with_weight_zero_or_lone_chunks_changes_nothing() -> None:
+    ranked = [("a", 0.9), ("b", 0.8), ("c", 0.8)]
+    assert unit_support(ranked, {"a": 1, "b": 1}, 0.0) == ranked
+    assert unit_support(ranked, {"a": 1, "b": 2, "c": 3}, 0.3) == ranked

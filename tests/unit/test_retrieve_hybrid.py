@@ -212,3 +212,68 @@ def test_zero_vector_weight_still_gives_similarity(
     assert result.hits and all(hit.vector_rank is None for hit in result.hits)
     assert all(hit.vector_similarity is not None for hit in result.hits)
     assert result.timings_ms["vector"] == 0 and embedder.calls == 1
+
+
+def test_the_keyword_form_searches_too_and_similarity_stays_the_questions(
+    store: LanceStore, embedder: ScriptedEmbedder
+) -> None:
+    # The question's vector is the warehouse chunk's (c2); its keyword form's is the pump's (c3).
+    question = "Where was the pump tested by the engineers?"
+    embedder.vectors[question] = unit(2)
+    embedder.vectors["pump tested engineers"] = unit(3)
+    with_form = retriever(store, embedder).search(question, k=2, mode="vector")
+    assert embedder.calls == 1  # both forms in one embedding call
+    assert set(ids(with_form.hits)) == {"c2", "c3"}
+    [pump] = [hit for hit in with_form.hits if hit.chunk.chunk_id == "c3"]
+    assert pump.score == pytest.approx(1.0, abs=1e-5)  # ranked by the keyword form
+    assert pump.vector_similarity == pytest.approx(float(unit(2) @ unit(3)), abs=1e-5)
+    assert [hit.vector_rank for hit in with_form.hits] == [1, 2]
+
+    without = retriever(store, embedder, keyword_variant=False).search(question, mode="vector")
+    [pump] = [hit for hit in without.hits if hit.chunk.chunk_id == "c3"]
+    assert pump.score == pytest.approx(float(unit(2) @ unit(3)), abs=1e-5)
+    # In hybrid search the fused score uses the better similarity, the hit reports the question's.
+    fused = retriever(store, embedder, keyword_weight=0).search(question, k=2)
+    assert set(ids(fused.hits)) == {"c2", "c3"}
+    similarities = sorted(hit.vector_similarity or 0.0 for hit in fused.hits)
+    assert similarities == pytest.approx(sorted([1.0, float(unit(2) @ unit(3))]), abs=1e-5)
+
+
+def _at_cosine(cosine: float, axis: int) -> np.ndarray:
+    """A unit vector at `cosine` to the first axis, the rest of it along `axis`."""
+    vector = np.zeros(DIM, dtype=np.float32)
+    vector[0], vector[axis] = cosine, (1 - cosine**2) ** 0.5
+    return vector
+
+
+def test_a_page_that_matches_as_a_whole_outranks_one_lucky_chunk(tmp_path: Path) -> None:
+    # Page 7 holds a statement's title, table and rows, each fairly close to the question;
+    # page 3 has one sentence closer than any of them.
+    layout = [("lucky", 3, 0.9), ("title", 7, 0.85), ("table", 7, 0.8), ("rows", 7, 0.8)]
+    chunks = [
+        Chunk(
+            chunk_id=name,
+            source_id="report",
+            path="/report.pdf",
+            text=f"{name} text",
+            locator=Locator(page=page),
+            ordinal=i,
+        )
+        for i, (name, page, _) in enumerate(layout)
+    ]
+    vectors = np.stack([_at_cosine(c, axis=i + 1) for i, (_, _, c) in enumerate(layout)])
+    store = LanceStore(tmp_path / "pages", DIM)
+    try:
+        store.replace(chunks, vectors)
+        query = ScriptedEmbedder({"statement": _at_cosine(1.0, axis=1)})
+        plain = retriever(store, query, page_support=0).search("statement", mode="vector")
+        assert ids(plain.hits)[:2] == ["lucky", "title"]
+        supported = retriever(store, query, page_support=0.2).search("statement", mode="vector")
+        assert ids(supported.hits)[:3] == ["title", *sorted(["rows", "table"])]
+        assert supported.hits[0].score == pytest.approx(0.85 + 0.2 * (0.8 + 0.8), abs=1e-5)
+        assert supported.hits[0].vector_similarity == pytest.approx(0.85, abs=1e-5)
+        # Ranking sources is untouched by page support.
+        [source] = retriever(store, query).search("statement", per_source=True).hits
+        assert source.chunk.chunk_id == "lucky"
+    finally:
+        store.close()

@@ -73,3 +73,37 @@ def convex_fusion(
     }
     ranked = sorted(range(len(order)), key=lambda i: -scores[order[i]])
     return [(order[i], scores[order[i]]) for i in ranked]
+
+
+def unit_support(
+    ranked: Sequence[tuple[K, float]], unit_of: Mapping[K, Hashable | None], weight: float
+) -> list[tuple[K, float]]:
+    """Raise each candidate by `weight` × the two best other scores of its unit, best first.
+
+    A unit is a page, slide, sheet or section (`unit_of` gives None for a candidate in none):
+    a statement's title, its table and its rows are separate chunks that each match part of a
+    question, and the page they share should outrank a page with one lucky sentence. The best
+    candidate of a unit ends at best + weight × (second + third), which ranks the units as a
+    page-level search would, while chunks keep their own order within a page. Equal scores keep
+    their previous order.
+    """
+    if weight <= 0:
+        return list(ranked)
+    by_unit: dict[Hashable, list[float]] = {}
+    for key, score in ranked:
+        unit = unit_of.get(key)
+        if unit is not None:
+            by_unit.setdefault(unit, []).append(score)
+    for scores in by_unit.values():
+        scores.sort(reverse=True)
+    supported: list[tuple[K, float]] = []
+    for key, score in ranked:
+        unit = unit_of.get(key)
+        if unit is not None:
+            best = by_unit[unit][:3]
+            if score in best:  # the unit's scores hold this one too: count only the others
+                best.remove(score)
+            score += weight * sum(best[:2])
+        supported.append((key, score))
+    order = sorted(range(len(supported)), key=lambda i: -supported[i][1])
+    return [supported[i] for i in order]

@@ -9,7 +9,7 @@ BM25 carry their cosine similarity too: the answer stage refuses when the best o
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
@@ -21,9 +21,10 @@ from polyrag.errors import ConfigError
 from polyrag.index.embed.base import Embedder
 from polyrag.index.store.base import Store
 from polyrag.retrieve.base import TIMING_KEYS, RetrievalResult, SearchMode
-from polyrag.retrieve.fusion import convex_fusion, reciprocal_rank_fusion
+from polyrag.retrieve.fusion import convex_fusion, reciprocal_rank_fusion, unit_support
+from polyrag.retrieve.variants import keyword_form
 from polyrag.settings import RetrieveSettings
-from polyrag.types import Filter, Hit
+from polyrag.types import Chunk, Filter, Hit
 
 T = TypeVar("T")
 
@@ -71,10 +72,14 @@ class HybridRetriever:
         use_keyword = mode == "keyword" or (mode == "hybrid" and settings.keyword_weight > 0)
         use_vector = mode == "vector" or (mode == "hybrid" and settings.vector_weight > 0)
 
+        queries = [query]
+        if mode != "keyword" and settings.keyword_variant and (form := keyword_form(query)):
+            queries.append(form)
         query_vector: np.ndarray | None = None
+        variant_vectors: list[np.ndarray] = []
         if mode != "keyword":  # hybrid embeds even with vector_weight 0: hits need similarity
-            embedded, timings["embed"] = _timed(partial(self._embedder.embed, [query]))
-            query_vector = np.asarray(embedded, dtype=np.float32)[0]
+            embedded, timings["embed"] = _timed(partial(self._embedder.embed, queries))
+            query_vector, *variant_vectors = np.asarray(embedded, dtype=np.float32)
         keyword: list[Hit] = []
         vector: list[Hit] = []
         pending: Future[tuple[list[Hit], float]] | None = None
@@ -89,7 +94,7 @@ class HybridRetriever:
         if use_vector:
             assert query_vector is not None
             vector, timings["vector"] = _timed(
-                partial(self._store.vector_search, query_vector, candidates, where)
+                partial(self._vector_search, query_vector, variant_vectors, candidates, where)
             )
         if pending is not None:
             keyword, timings["keyword"] = pending.result()
@@ -102,19 +107,45 @@ class HybridRetriever:
         if per_source:
             keyword, vector = _best_per_source(keyword), _best_per_source(vector)
         if mode == "hybrid":
-            hits = self._fuse(keyword, vector, k, per_source)
+            hits = self._fuse(keyword, vector, per_source)
         else:
-            hits = (keyword if mode == "keyword" else vector)[:k]
+            hits = keyword if mode == "keyword" else vector
+        if not per_source and settings.page_support > 0:
+            hits = _with_unit_support(hits, settings.page_support)
+        hits = hits[:k]
         now = time.perf_counter()
         timings["fuse"] = (now - fuse_started) * 1000
         timings["total"] = (now - started) * 1000
         return RetrievalResult(hits, timings)
 
+    def _vector_search(
+        self,
+        query_vector: np.ndarray,
+        variant_vectors: Sequence[np.ndarray],
+        candidates: int,
+        where: Filter | None,
+    ) -> list[Hit]:
+        """The question's nearest chunks, and its variants': each chunk at its best cosine to
+        any of them (`score`, which ranks), still reporting its cosine to the question."""
+        hits = self._store.vector_search(query_vector, candidates, where)
+        if not variant_vectors:
+            return hits
+        best = {hit.chunk.chunk_id: hit for hit in hits}
+        for variant in variant_vectors:
+            for hit in self._store.vector_search(
+                variant, candidates, where, similarity_to=query_vector
+            ):
+                known = best.get(hit.chunk.chunk_id)
+                if known is None or hit.score > known.score:
+                    best[hit.chunk.chunk_id] = hit
+        ranked = sorted(best.values(), key=lambda hit: (-hit.score, hit.chunk.chunk_id))
+        return [replace(hit, vector_rank=rank) for rank, hit in enumerate(ranked, start=1)]
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=False)
 
-    def _fuse(self, keyword: list[Hit], vector: list[Hit], k: int, per_source: bool) -> list[Hit]:
+    def _fuse(self, keyword: list[Hit], vector: list[Hit], per_source: bool) -> list[Hit]:
         settings = self._settings
 
         def key(hit: Hit) -> str:
@@ -129,12 +160,16 @@ class HybridRetriever:
                 settings.rrf_k,
             )
         else:
+            # A vector hit's score is its best cosine to the question or a variant of it; a
+            # keyword hit carries its cosine to the question.
             similarity: dict[str, float] = {}
-            for hit in [*keyword, *vector]:
+            for hit in keyword:
                 if hit.vector_similarity is not None:
                     similarity[key(hit)] = max(
                         similarity.get(key(hit), -1.0), hit.vector_similarity
                     )
+            for hit in vector:
+                similarity[key(hit)] = max(similarity.get(key(hit), -1.0), hit.score)
             fused = convex_fusion(
                 [(key(h), h.score) for h in keyword] if settings.keyword_weight > 0 else [],
                 similarity if settings.vector_weight > 0 else {},
@@ -142,7 +177,7 @@ class HybridRetriever:
                 settings.vector_weight,
             )
         hits = []
-        for fused_key, score in fused[:k]:
+        for fused_key, score in fused:
             from_keyword, from_vector = by_keyword.get(fused_key), by_vector.get(fused_key)
             found = from_vector or from_keyword
             assert found is not None
@@ -161,6 +196,31 @@ class HybridRetriever:
                 )
             )
         return hits
+
+
+def _with_unit_support(hits: list[Hit], weight: float) -> list[Hit]:
+    """`hits` reordered by `unit_support`: chunks gain from the best other hits of their page."""
+    by_id = {hit.chunk.chunk_id: hit for hit in hits}
+    supported = unit_support(
+        [(hit.chunk.chunk_id, hit.score) for hit in hits],
+        {hit.chunk.chunk_id: _unit(hit.chunk) for hit in hits},
+        weight,
+    )
+    return [replace(by_id[chunk_id], score=score) for chunk_id, score in supported]
+
+
+def _unit(chunk: Chunk) -> Hashable | None:
+    """The page, slide, sheet or section a chunk belongs to, within its source."""
+    where = chunk.locator
+    for kind, value in (
+        ("page", where.page),
+        ("slide", where.slide),
+        ("sheet", where.sheet),
+        ("section", where.heading_path or None),
+    ):
+        if value is not None:
+            return (chunk.source_id, kind, value)
+    return None
 
 
 def _ties_by_id(hits: list[Hit], rank_field: str) -> list[Hit]:

@@ -37,8 +37,19 @@ class Store(Protocol):
         """
         ...
 
-    def vector_search(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:
-        """Nearest chunks by cosine, best first; `score` and `vector_similarity` are cosines."""
+    def vector_search(
+        self,
+        vector: np.ndarray,
+        k: int,
+        where: Filter | None = None,
+        *,
+        similarity_to: np.ndarray | None = None,
+    ) -> list[Hit]:
+        """Nearest chunks by cosine, best first; `score` and `vector_similarity` are cosines.
+
+        Given `similarity_to`, `vector_similarity` is the cosine to that vector instead (a
+        search with a variant of the question still reports similarity to the question).
+        """
         ...
 
     def count(self, where: Filter | None = None) -> int: ...

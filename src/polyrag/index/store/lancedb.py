@@ -168,7 +168,14 @@ class LanceStore:
             )
         ]
 
-    def vector_search(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:
+    def vector_search(
+        self,
+        vector: np.ndarray,
+        k: int,
+        where: Filter | None = None,
+        *,
+        similarity_to: np.ndarray | None = None,
+    ) -> list[Hit]:
         if k <= 0:
             return []
         query = self._query_vector(vector)
@@ -177,13 +184,17 @@ class LanceStore:
             return []
         # Similarity from the stored vectors, not `_distance`: with an IVF_SQ index LanceDB's
         # "cosine" distance comes back as 2·(1 - cos), while flat search gives 1 - cos.
-        similarities = cosines(matrix(result.column("vector"), self.dim), query)
+        stored = matrix(result.column("vector"), self.dim)
+        scores = cosines(stored, query)
+        reported = (
+            scores if similarity_to is None else cosines(stored, self._query_vector(similarity_to))
+        )
         ranked = sorted(
-            zip(chunks_from(result), similarities, strict=True), key=lambda pair: -pair[1]
+            zip(chunks_from(result), scores, reported, strict=True), key=lambda row: -row[1]
         )
         return [
-            Hit(chunk=chunk, score=similarity, vector_rank=rank, vector_similarity=similarity)
-            for rank, (chunk, similarity) in enumerate(ranked, start=1)
+            Hit(chunk=chunk, score=score, vector_rank=rank, vector_similarity=similarity)
+            for rank, (chunk, score, similarity) in enumerate(ranked, start=1)
         ]
 
     def count(self, where: Filter | None = None) -> int:

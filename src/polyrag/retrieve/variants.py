@@ -1,0 +1,54 @@
+"""A question's keyword form: the words that carry its meaning, in their order.
+
+A sentence embedder reads "What is the year end FY2019 total amount of inventories for Best
+Buy? Answer in USD millions. Base your judgments on the information provided primarily in the
+balance sheet." as a question about Best Buy in general: the question's frame and its
+instructions weigh as much as "inventories" and "balance sheet", and the chunks that look most
+like it are the table of contents and the highlights. Embedding the content words alone
+("year end FY2019 total amount inventories Best Buy USD millions balance sheet") lets the
+statement's own rows compete. Searching with both forms and keeping each chunk's better
+similarity raised FinanceBench evidence-page recall@5 by about 7 points (`eval qa
+--retrieval-only`, BENCHMARKS.md); the keyword form alone loses on questions whose function
+words matter, so it is a second query, never a replacement.
+"""
+
+from __future__ import annotations
+
+import re
+
+# English function words, and the words with which people frame a request rather than say
+# what they want ("please answer", "based on", "provided in"), but none that also names a
+# thing ("state", "base", "use", "information"). Negations are kept: "not renewed" and
+# "renewed" are different questions.
+_WORDS = """
+    a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just let me might more most must my myself now of off on once only or other our
+    ours ourselves out over own same shall she should so some such than that the their theirs
+    them themselves then there these they this those through to too under until up upon us very
+    was we were what when where which while who whom whose why will with would you your yours
+    yourself yourselves
+    please answer answers question questions respond response reply give provide provided
+    tell show shown explain describe using based basing according relying rely primarily
+    mainly mostly solely details outlined
+"""
+_FUNCTION_WORDS = frozenset(_WORDS.split())
+
+_TOKEN = re.compile(r"[^\s,;:!?()\[\]{}\"“”]+")
+
+
+def keyword_form(question: str) -> str | None:
+    """The question without function and framing words, or None when that changes nothing or
+    leaves fewer than two words (a short query is its own keyword form)."""
+    tokens = _TOKEN.findall(question)
+    kept = [t for t in tokens if t.strip(".'’-").lower() not in _FUNCTION_WORDS]
+    kept = [t.rstrip(".") if t.endswith(".") and not _is_number(t) else t for t in kept]
+    kept = [t for t in kept if t.strip(".'’-")]
+    if len(kept) < 2 or len(kept) == len(tokens):
+        return None
+    return " ".join(kept)
+
+
+def _is_number(token: str) -> bool:
+    return bool(re.fullmatch(r"[$€£]?\d[\d,]*\.\d+%?", token))
