@@ -75,6 +75,13 @@ class RetrieveSettings(_Section):
         "on its page, slide, sheet or section, so pages that match as a whole rank first "
         "(0 turns it off).",
     )
+    name_match: float = Field(
+        0.3,
+        ge=0,
+        description="Each candidate gains this much times the share of its file name's parts "
+        "the question contains (BESTBUY_2019_10K.pdf for 'Best Buy … FY2019'), so a file the "
+        "question names ranks first in a library (0 turns it off).",
+    )
 
 
 class AnswerSettings(_Section):

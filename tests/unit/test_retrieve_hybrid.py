@@ -277,3 +277,30 @@ def test_a_page_that_matches_as_a_whole_outranks_one_lucky_chunk(tmp_path: Path)
         assert source.chunk.chunk_id == "lucky"
     finally:
         store.close()
+
+
+def test_the_file_a_question_names_comes_first(tmp_path: Path) -> None:
+    # The same sentence in two years' reports: only the file name tells them apart.
+    chunks = [
+        Chunk(
+            chunk_id=chunk_id,
+            source_id=chunk_id,
+            path=f"/filings/{name}",
+            text="Revenue grew by nine percent.",
+            locator=Locator(page=3),
+            ordinal=0,
+        )
+        for chunk_id, name in (("a", "ACME_2023_10K.pdf"), ("b", "ACME_2019_10K.pdf"))
+    ]
+    store = LanceStore(tmp_path / "names", DIM)
+    try:
+        store.replace(chunks, np.stack([unit(7), unit(7)]))
+        question = "How much did revenue grow at ACME in FY2019?"
+        embedder = ScriptedEmbedder({question: unit(7)})
+        plain = retriever(store, embedder, name_match=0).search(question)
+        assert ids(plain.hits) == ["a", "b"]  # equal scores: by id
+        named = retriever(store, embedder, name_match=0.3).search(question)
+        assert ids(named.hits) == ["b", "a"]
+        assert named.hits[0].score - named.hits[1].score == pytest.approx(0.3 * (2 / 3 - 1 / 3))
+    finally:
+        store.close()

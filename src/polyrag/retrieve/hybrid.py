@@ -22,6 +22,7 @@ from polyrag.index.embed.base import Embedder
 from polyrag.index.store.base import Store
 from polyrag.retrieve.base import TIMING_KEYS, RetrievalResult, SearchMode
 from polyrag.retrieve.fusion import convex_fusion, reciprocal_rank_fusion, unit_support
+from polyrag.retrieve.names import name_overlap, question_terms
 from polyrag.retrieve.variants import keyword_form
 from polyrag.settings import RetrieveSettings
 from polyrag.types import Chunk, Filter, Hit
@@ -112,6 +113,8 @@ class HybridRetriever:
             hits = keyword if mode == "keyword" else vector
         if not per_source and settings.page_support > 0:
             hits = _with_unit_support(hits, settings.page_support)
+        if not per_source and settings.name_match > 0:
+            hits = _with_named_files_first(hits, query, settings.name_match)
         hits = hits[:k]
         now = time.perf_counter()
         timings["fuse"] = (now - fuse_started) * 1000
@@ -207,6 +210,19 @@ def _with_unit_support(hits: list[Hit], weight: float) -> list[Hit]:
         weight,
     )
     return [replace(by_id[chunk_id], score=score) for chunk_id, score in supported]
+
+
+def _with_named_files_first(hits: list[Hit], query: str, weight: float) -> list[Hit]:
+    """Each hit raised by `weight` × the share of its file's name the question spells out."""
+    terms = question_terms(query)
+    overlap: dict[str, float] = {}
+    for hit in hits:
+        if hit.chunk.path not in overlap:
+            overlap[hit.chunk.path] = name_overlap(terms, hit.chunk.path)
+    if not any(overlap.values()):
+        return hits
+    raised = [replace(hit, score=hit.score + weight * overlap[hit.chunk.path]) for hit in hits]
+    return sorted(raised, key=lambda hit: -hit.score)  # stable: ties keep their order
 
 
 def _unit(chunk: Chunk) -> Hashable | None:
