@@ -68,12 +68,19 @@ class RetrieveSettings(_Section):
         "function and framing words dropped), each chunk at its better similarity.",
     )
     page_support: float = Field(
-        0.2,
+        0.15,
         ge=0,
         lt=1,
         description="Each candidate gains this share of the two best other candidates' scores "
         "on its page, slide, sheet or section, so pages that match as a whole rank first "
         "(0 turns it off).",
+    )
+    page_match: float = Field(
+        1.0,
+        ge=0,
+        description="When the question names pages ('on page 14', 'the second page'), those "
+        "pages are searched too and their chunks gain this much: by default a named page's best "
+        "chunk comes first (0 turns it off).",
     )
     name_match: float = Field(
         0.3,

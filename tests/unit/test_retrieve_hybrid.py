@@ -304,3 +304,19 @@ def test_the_file_a_question_names_comes_first(tmp_path: Path) -> None:
         assert named.hits[0].score - named.hits[1].score == pytest.approx(0.3 * (2 / 3 - 1 / 3))
     finally:
         store.close()
+
+
+def test_a_page_the_question_names_is_searched_and_comes_first(
+    store: LanceStore, embedder: ScriptedEmbedder
+) -> None:
+    # The question's vector is chunk 1's (page 2); chunk 2 sits on page 3.
+    question = "What does page 3 say?"
+    embedder.vectors[question] = unit(1)
+    named = retriever(store, embedder, candidates=1).search(question, k=1)
+    assert ids(named.hits) == ["c2"]  # found by the page search: 1 candidate would be c1
+    assert named.hits[0].vector_similarity == pytest.approx(float(unit(1) @ unit(2)), abs=1e-5)
+    plain = retriever(store, embedder, candidates=1, page_match=0).search(question, k=1)
+    assert ids(plain.hits) == ["c1"]
+    # A filter that excludes the page wins over the question.
+    elsewhere = retriever(store, embedder).search(question, where=Filter(pages=(1, 2)))
+    assert {hit.chunk.locator.page for hit in elsewhere.hits} <= {1, 2}

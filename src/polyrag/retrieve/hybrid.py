@@ -23,6 +23,7 @@ from polyrag.index.store.base import Store
 from polyrag.retrieve.base import TIMING_KEYS, RetrievalResult, SearchMode
 from polyrag.retrieve.fusion import convex_fusion, reciprocal_rank_fusion, unit_support
 from polyrag.retrieve.names import name_overlap, question_terms
+from polyrag.retrieve.pages import named_pages
 from polyrag.retrieve.variants import keyword_form
 from polyrag.settings import RetrieveSettings
 from polyrag.types import Chunk, Filter, Hit
@@ -76,6 +77,9 @@ class HybridRetriever:
         queries = [query]
         if mode != "keyword" and settings.keyword_variant and (form := keyword_form(query)):
             queries.append(form)
+        pages = named_pages(query) if settings.page_match > 0 and not per_source else ()
+        if where is not None and where.pages:
+            pages = tuple(page for page in pages if page in where.pages)
         query_vector: np.ndarray | None = None
         variant_vectors: list[np.ndarray] = []
         if mode != "keyword":  # hybrid embeds even with vector_weight 0: hits need similarity
@@ -95,7 +99,9 @@ class HybridRetriever:
         if use_vector:
             assert query_vector is not None
             vector, timings["vector"] = _timed(
-                partial(self._vector_search, query_vector, variant_vectors, candidates, where)
+                partial(
+                    self._vector_search, query_vector, variant_vectors, candidates, where, pages
+                )
             )
         if pending is not None:
             keyword, timings["keyword"] = pending.result()
@@ -115,6 +121,8 @@ class HybridRetriever:
             hits = _with_unit_support(hits, settings.page_support)
         if not per_source and settings.name_match > 0:
             hits = _with_named_files_first(hits, query, settings.name_match)
+        if pages:
+            hits = _with_named_pages_first(hits, pages, settings.page_match)
         hits = hits[:k]
         now = time.perf_counter()
         timings["fuse"] = (now - fuse_started) * 1000
@@ -127,17 +135,24 @@ class HybridRetriever:
         variant_vectors: Sequence[np.ndarray],
         candidates: int,
         where: Filter | None,
+        pages: Sequence[int] = (),
     ) -> list[Hit]:
-        """The question's nearest chunks, and its variants': each chunk at its best cosine to
-        any of them (`score`, which ranks), still reporting its cosine to the question."""
+        """The question's nearest chunks, its variants', and those on the pages it names: each
+        chunk at its best cosine to any of them (`score`, which ranks), still reporting its
+        cosine to the question."""
         hits = self._store.vector_search(query_vector, candidates, where)
-        if not variant_vectors:
+        if not variant_vectors and not pages:
             return hits
         best = {hit.chunk.chunk_id: hit for hit in hits}
-        for variant in variant_vectors:
-            for hit in self._store.vector_search(
-                variant, candidates, where, similarity_to=query_vector
-            ):
+        more = [
+            self._store.vector_search(variant, candidates, where, similarity_to=query_vector)
+            for variant in variant_vectors
+        ]
+        if pages:
+            on_pages = replace(where or Filter(), pages=tuple(pages))
+            more.append(self._store.vector_search(query_vector, candidates, on_pages))
+        for found in more:
+            for hit in found:
                 known = best.get(hit.chunk.chunk_id)
                 if known is None or hit.score > known.score:
                     best[hit.chunk.chunk_id] = hit
@@ -222,6 +237,16 @@ def _with_named_files_first(hits: list[Hit], query: str, weight: float) -> list[
     if not any(overlap.values()):
         return hits
     raised = [replace(hit, score=hit.score + weight * overlap[hit.chunk.path]) for hit in hits]
+    return sorted(raised, key=lambda hit: -hit.score)  # stable: ties keep their order
+
+
+def _with_named_pages_first(hits: list[Hit], pages: Sequence[int], weight: float) -> list[Hit]:
+    """Hits on the pages the question names raised by `weight`."""
+    named = set(pages)
+    raised = [
+        replace(hit, score=hit.score + weight) if hit.chunk.locator.page in named else hit
+        for hit in hits
+    ]
     return sorted(raised, key=lambda hit: -hit.score)  # stable: ties keep their order
 
 

@@ -1,0 +1,101 @@
+"""The pages a question points at: "on page 14", "pages 15 and 16", "the second page".
+
+Nothing in a page's text says which page it is (its running page number is furniture, kept out
+of the chunks and kept in the locator), so "What is the fax number on page fourteen?" cannot
+find page 14 by meaning or by words. The retriever searches the named pages as well and raises
+their chunks. A document's printed page numbers may differ from its physical pages (a cover and
+a table of contents before page 1); these are physical pages, as every citation counts them.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NUMBERS = [
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+]
+_ORDINALS = [
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+    "thirteenth",
+    "fourteenth",
+    "fifteenth",
+    "sixteenth",
+    "seventeenth",
+    "eighteenth",
+    "nineteenth",
+    "twentieth",
+]
+_WORDS = {word: n for n, word in enumerate(_NUMBERS, start=1)}
+_NTH = {word: n for n, word in enumerate(_ORDINALS, start=1)}
+
+_NUMBER = r"(\d{1,4}|" + "|".join(_NUMBERS) + r")\b"
+# "page 14", "pages 15 and 16", "page(1)", "p. 3", "pp. 4-5", "page fourteen"
+_PAGE_N = re.compile(
+    r"\b(?:pages?|pp?\.)\s*\(?\s*"
+    + _NUMBER
+    + r"(?:\s*\)?\s*(?:-|–|to|and|&|,)\s*(?:pages?\s*)?"
+    + _NUMBER
+    + r")?",
+    re.IGNORECASE,
+)
+# "the second page", "first page"; not "the second last page"
+_NTH_PAGE = re.compile(r"\b(" + "|".join(_ORDINALS) + r")\s+(?:cover\s+)?page\b", re.IGNORECASE)
+_COVER = re.compile(r"\b(?:cover|front|title)\s+page\b", re.IGNORECASE)
+_MOST = 50  # "pages 1-400" names no page in particular
+
+
+def named_pages(question: str) -> tuple[int, ...]:
+    """The physical page numbers a question names, in order, each once."""
+    pages: list[int] = []
+    for match in _PAGE_N.finditer(question):
+        first = _number(match.group(1))
+        if match.group(2) is None:
+            pages.append(first)
+            continue
+        last = _number(match.group(2))
+        if re.search(r"-|–|\bto\b", match.group(0)):
+            if 0 <= last - first < _MOST:
+                pages.extend(range(first, last + 1))
+        else:
+            pages += [first, last]
+    for match in _NTH_PAGE.finditer(question):
+        before = question[: match.start()].rstrip().lower()
+        if not before.endswith(("last", "to")):
+            pages.append(_NTH[match.group(1).lower()])
+    if _COVER.search(question) and not _NTH_PAGE.search(question):
+        pages.append(1)
+    return tuple(dict.fromkeys(page for page in pages if page >= 1))
+
+
+def _number(text: str) -> int:
+    return int(text) if text.isdigit() else _WORDS[text.lower()]

@@ -1,0 +1,31 @@
+"""The pages a question names."""
+
+from __future__ import annotations
+
+import pytest
+
+from polyrag.retrieve.pages import named_pages
+
+
+@pytest.mark.parametrize(
+    ("question", "pages"),
+    [
+        ("According to the chart on page 14, how much time was spent?", (14,)),
+        ("What is the fax number on page fourteen?", (14,)),
+        ("What date is mentioned at the beginning of page(1)?", (1,)),
+        ("What is the sum of the numbers on the page 15 and page 16?", (15, 16)),
+        ("See pp. 4-5 and p. 9, then Page 4 again.", (4, 5, 9)),
+        ("What date is mentioned on the second page?", (2,)),
+        ("Who is the governor named on the first page of the document?", (1,)),
+        ("How many websites are present on the cover page?", (1,)),
+        # Pages it does not name, or names only relative to an end we do not know here.
+        ("Who signed on the last page?", ()),
+        ("In the figure on the second last page, how many people stand?", ()),
+        ("Which pages have information blacked out?", ()),
+        ("What page has a snowflake on it?", ()),
+        ("Summarise pages 1-400.", ()),
+        ("What was the revenue in 2019?", ()),
+    ],
+)
+def test_named_pages(question: str, pages: tuple[int, ...]) -> None:
+    assert named_pages(question) == pages
