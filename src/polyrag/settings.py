@@ -62,6 +62,13 @@ class RetrieveSettings(_Section):
     )
     vector_weight: float = Field(0.7, ge=0, description="Weight of vector similarity in fusion.")
     rrf_k: float = Field(60.0, gt=0, description="Reciprocal rank fusion constant (fusion=rrf).")
+    keyword_words: int = Field(
+        8,
+        ge=0,
+        description="A question with more content words than this weighs BM25 less, in "
+        "proportion (keyword_weight × this / its words): an OR of many words ranks passages "
+        "that share incidental ones. 0 keeps keyword_weight for every question.",
+    )
     keyword_variant: bool = Field(
         True,
         description="Also search by vector with the question's content words alone (its "

@@ -13,7 +13,7 @@ from polyrag.index.store.lancedb import LanceStore
 from polyrag.retrieve.base import TIMING_KEYS
 from polyrag.retrieve.hybrid import HybridRetriever
 from polyrag.settings import RetrieveSettings
-from polyrag.types import Chunk, Filter, Locator, Modality
+from polyrag.types import Chunk, Filter, Hit, Locator, Modality
 
 DIM = 8
 
@@ -320,3 +320,27 @@ def test_a_page_the_question_names_is_searched_and_comes_first(
     # A filter that excludes the page wins over the question.
     elsewhere = retriever(store, embedder).search(question, where=Filter(pages=(1, 2)))
     assert {hit.chunk.locator.page for hit in elsewhere.hits} <= {1, 2}
+
+
+def test_a_long_question_weighs_bm25_less(store: LanceStore, embedder: ScriptedEmbedder) -> None:
+    question = (
+        "invoice revenue summary board payment march quarterly growth warehouse building "
+        "engineers pump weeks nine percent paid"
+    )  # 16 content words: BM25 weighs 0.3 × 8 / 16
+    embedder.vectors[question] = embedder.vectors[QUERY]
+    keyword = retriever(store, embedder).search(question, k=5, mode="keyword").hits
+    vector = retriever(store, embedder).search(question, k=5, mode="vector").hits
+    top_bm25, top_cos = max(h.score for h in keyword), max(h.score for h in vector)
+    bm25 = {hit.chunk.chunk_id: hit.score for hit in keyword}
+
+    def fused(weight: float, hit: Hit) -> float:
+        assert hit.vector_similarity is not None
+        cosine = max(hit.vector_similarity, 0) / top_cos
+        return weight * bm25.get(hit.chunk.chunk_id, 0) / top_bm25 + (1 - weight) * cosine
+
+    settings = {"keyword_weight": 0.3, "vector_weight": 0.7, "page_support": 0}
+    for hit in retriever(store, embedder, **settings).search(question, k=5).hits:
+        assert hit.score == pytest.approx(fused(0.15 / 0.85, hit), rel=1e-5)
+    fixed = retriever(store, embedder, keyword_words=0, **settings).search(question, k=5)
+    for hit in fixed.hits:
+        assert hit.score == pytest.approx(fused(0.3, hit), rel=1e-5)

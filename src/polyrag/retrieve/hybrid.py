@@ -114,7 +114,7 @@ class HybridRetriever:
         if per_source:
             keyword, vector = _best_per_source(keyword), _best_per_source(vector)
         if mode == "hybrid":
-            hits = self._fuse(keyword, vector, per_source)
+            hits = self._fuse(keyword, vector, per_source, _keyword_weight(query, settings))
         else:
             hits = keyword if mode == "keyword" else vector
         if not per_source and settings.page_support > 0:
@@ -163,7 +163,9 @@ class HybridRetriever:
         if self._pool is not None:
             self._pool.shutdown(wait=False)
 
-    def _fuse(self, keyword: list[Hit], vector: list[Hit], per_source: bool) -> list[Hit]:
+    def _fuse(
+        self, keyword: list[Hit], vector: list[Hit], per_source: bool, keyword_weight: float
+    ) -> list[Hit]:
         settings = self._settings
 
         def key(hit: Hit) -> str:
@@ -174,7 +176,7 @@ class HybridRetriever:
         if settings.fusion == "rrf":
             fused = reciprocal_rank_fusion(
                 [[key(h) for h in keyword], [key(h) for h in vector]],
-                [settings.keyword_weight, settings.vector_weight],
+                [keyword_weight, settings.vector_weight],
                 settings.rrf_k,
             )
         else:
@@ -189,9 +191,9 @@ class HybridRetriever:
             for hit in vector:
                 similarity[key(hit)] = max(similarity.get(key(hit), -1.0), hit.score)
             fused = convex_fusion(
-                [(key(h), h.score) for h in keyword] if settings.keyword_weight > 0 else [],
+                [(key(h), h.score) for h in keyword] if keyword_weight > 0 else [],
                 similarity if settings.vector_weight > 0 else {},
-                settings.keyword_weight,
+                keyword_weight,
                 settings.vector_weight,
             )
         hits = []
@@ -214,6 +216,15 @@ class HybridRetriever:
                 )
             )
         return hits
+
+
+def _keyword_weight(query: str, settings: RetrieveSettings) -> float:
+    """BM25's weight for this question: the setting, shrunk in proportion for a question with
+    more content words (those of its keyword form) than `keyword_words`."""
+    words = len((keyword_form(query) or query).split())
+    if settings.keyword_words == 0 or words <= settings.keyword_words:
+        return settings.keyword_weight
+    return settings.keyword_weight * settings.keyword_words / words
 
 
 def _with_unit_support(hits: list[Hit], weight: float) -> list[Hit]:
