@@ -4,6 +4,15 @@ The query is embedded first; then the keyword search runs on a worker thread whi
 runs the vector search. The keyword search is given the query vector, so hits found only by
 BM25 carry their cosine similarity too: the answer stage refuses when the best one is weak.
 (Overlapping BM25 with the embedding instead was slower on 2 cores: ONNX already uses both.)
+
+Then, in order (each a setting, each measured with `eval qa --retrieval-only`):
+- the vector search also runs with the question's keyword form (`variants.py`), and with a
+  filter on the pages the question names (`pages.py`); each chunk keeps its best cosine;
+- a long question weighs BM25 less (`keyword_words`);
+- after fusion, a chunk gains from the best other candidates of its page (`page_support`), from
+  the share of its file name the question spells out (`name_match`, `names.py`) and from being
+  on a page the question names (`page_match`).
+Hits keep reporting their cosine to the question itself, which is what the refusal gates read.
 """
 
 from __future__ import annotations
@@ -47,7 +56,9 @@ class HybridRetriever:
         self._store = store
         self._embedder = embedder
         self._settings = settings
-        self._pool = ThreadPoolExecutor(1, "polyrag-keyword") if parallel else None
+        # BM25 and the extra vector searches (keyword form, named pages) run beside the main
+        # vector search: the store's loop overlaps them.
+        self._pool = ThreadPoolExecutor(3, "polyrag-search") if parallel else None
 
     def search(
         self,
@@ -140,17 +151,21 @@ class HybridRetriever:
         """The question's nearest chunks, its variants', and those on the pages it names: each
         chunk at its best cosine to any of them (`score`, which ranks), still reporting its
         cosine to the question."""
-        hits = self._store.vector_search(query_vector, candidates, where)
-        if not variant_vectors and not pages:
-            return hits
-        best = {hit.chunk.chunk_id: hit for hit in hits}
-        more = [
-            self._store.vector_search(variant, candidates, where, similarity_to=query_vector)
+        searches = [
+            partial(
+                self._store.vector_search, variant, candidates, where, similarity_to=query_vector
+            )
             for variant in variant_vectors
         ]
         if pages:
             on_pages = replace(where or Filter(), pages=tuple(pages))
-            more.append(self._store.vector_search(query_vector, candidates, on_pages))
+            searches.append(partial(self._store.vector_search, query_vector, candidates, on_pages))
+        pending = [self._pool.submit(search) for search in searches] if self._pool else []
+        hits = self._store.vector_search(query_vector, candidates, where)
+        if not searches:
+            return hits
+        more = [future.result() for future in pending] if pending else [s() for s in searches]
+        best = {hit.chunk.chunk_id: hit for hit in hits}
         for found in more:
             for hit in found:
                 known = best.get(hit.chunk.chunk_id)
