@@ -68,7 +68,7 @@ _PAGE_N = re.compile(
     + r")?",
     re.IGNORECASE,
 )
-# "the second page", "first page"; not "the second last page"
+# "the second page", "first page" (in "the second last page" no ordinal comes before "page")
 _NTH_PAGE = re.compile(r"\b(" + "|".join(_ORDINALS) + r")\s+(?:cover\s+)?page\b", re.IGNORECASE)
 _COVER = re.compile(r"\b(?:cover|front|title)\s+page\b", re.IGNORECASE)
 _MOST = 50  # "pages 1-400" names no page in particular
@@ -89,9 +89,7 @@ def named_pages(question: str) -> tuple[int, ...]:
         else:
             pages += [first, last]
     for match in _NTH_PAGE.finditer(question):
-        before = question[: match.start()].rstrip().lower()
-        if not before.endswith(("last", "to")):
-            pages.append(_NTH[match.group(1).lower()])
+        pages.append(_NTH[match.group(1).lower()])
     if _COVER.search(question) and not _NTH_PAGE.search(question):
         pages.append(1)
     return tuple(dict.fromkeys(page for page in pages if page >= 1))
