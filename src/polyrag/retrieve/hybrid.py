@@ -85,8 +85,9 @@ class HybridRetriever:
         use_keyword = mode == "keyword" or (mode == "hybrid" and settings.keyword_weight > 0)
         use_vector = mode == "vector" or (mode == "hybrid" and settings.vector_weight > 0)
 
+        form = keyword_form(query)
         queries = [query]
-        if mode != "keyword" and settings.keyword_variant and (form := keyword_form(query)):
+        if mode != "keyword" and settings.keyword_variant and form:
             queries.append(form)
         pages = named_pages(query) if settings.page_match > 0 and not per_source else ()
         if where is not None and where.pages:
@@ -125,7 +126,8 @@ class HybridRetriever:
         if per_source:
             keyword, vector = _best_per_source(keyword), _best_per_source(vector)
         if mode == "hybrid":
-            hits = self._fuse(keyword, vector, per_source, _keyword_weight(query, settings))
+            words = len((form or query).split())
+            hits = self._fuse(keyword, vector, per_source, _keyword_weight(words, settings))
         else:
             hits = keyword if mode == "keyword" else vector
         if not per_source and settings.page_support > 0:
@@ -233,10 +235,9 @@ class HybridRetriever:
         return hits
 
 
-def _keyword_weight(query: str, settings: RetrieveSettings) -> float:
-    """BM25's weight for this question: the setting, shrunk in proportion for a question with
-    more content words (those of its keyword form) than `keyword_words`."""
-    words = len((keyword_form(query) or query).split())
+def _keyword_weight(words: int, settings: RetrieveSettings) -> float:
+    """BM25's weight for a question of `words` content words (those of its keyword form): the
+    setting, shrunk in proportion when there are more than `keyword_words`."""
     if settings.keyword_words == 0 or words <= settings.keyword_words:
         return settings.keyword_weight
     return settings.keyword_weight * settings.keyword_words / words
@@ -256,24 +257,22 @@ def _with_unit_support(hits: list[Hit], weight: float) -> list[Hit]:
 def _with_named_files_first(hits: list[Hit], query: str, weight: float) -> list[Hit]:
     """Each hit raised by `weight` × the share of its file's name the question spells out."""
     terms = question_terms(query)
-    overlap: dict[str, float] = {}
-    for hit in hits:
-        if hit.chunk.path not in overlap:
-            overlap[hit.chunk.path] = name_overlap(terms, hit.chunk.path)
+    overlap = {path: name_overlap(terms, path) for path in {hit.chunk.path for hit in hits}}
     if not any(overlap.values()):
         return hits
-    raised = [replace(hit, score=hit.score + weight * overlap[hit.chunk.path]) for hit in hits]
-    return sorted(raised, key=lambda hit: -hit.score)  # stable: ties keep their order
+    return _raised(hits, lambda hit: weight * overlap[hit.chunk.path])
 
 
 def _with_named_pages_first(hits: list[Hit], pages: Sequence[int], weight: float) -> list[Hit]:
     """Hits on the pages the question names raised by `weight`."""
     named = set(pages)
-    raised = [
-        replace(hit, score=hit.score + weight) if hit.chunk.locator.page in named else hit
-        for hit in hits
-    ]
-    return sorted(raised, key=lambda hit: -hit.score)  # stable: ties keep their order
+    return _raised(hits, lambda hit: weight if hit.chunk.locator.page in named else 0.0)
+
+
+def _raised(hits: list[Hit], bonus: Callable[[Hit], float]) -> list[Hit]:
+    """Each hit's score plus its bonus, best first; ties keep their order (the sort is stable)."""
+    raised = [replace(hit, score=hit.score + bonus(hit)) for hit in hits]
+    return sorted(raised, key=lambda hit: -hit.score)
 
 
 def _unit(chunk: Chunk) -> Hashable | None:

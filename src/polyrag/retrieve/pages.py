@@ -88,9 +88,9 @@ def named_pages(question: str) -> tuple[int, ...]:
                 pages.extend(range(first, last + 1))
         else:
             pages += [first, last]
-    for match in _NTH_PAGE.finditer(question):
-        pages.append(_NTH[match.group(1).lower()])
-    if _COVER.search(question) and not _NTH_PAGE.search(question):
+    ordinals = [_NTH[match.group(1).lower()] for match in _NTH_PAGE.finditer(question)]
+    pages += ordinals
+    if not ordinals and _COVER.search(question):  # "the second cover page" is page 2
         pages.append(1)
     return tuple(dict.fromkeys(page for page in pages if page >= 1))
 
