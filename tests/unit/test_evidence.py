@@ -157,3 +157,91 @@ def test_a_trimmed_passage_keeps_the_sentence_between_two_matching_ones() -> Non
     shown = evidence[0].text
     assert "We call the resulting VM TraceMonkey." in shown
     assert "Section 4" not in shown
+
+
+# -- long tables: a statement's rows that answer the question, from all its chunks -------------
+
+STATEMENT = "\n".join(
+    [
+        "| Acme (Millions) | 2018 | 2017 |",
+        "| --- | --- | --- |",
+        "| Current assets |  |  |",
+        "| Cash and cash equivalents | 2,853 | 3,053 |",
+        "| Accounts receivable — net | 5,020 | 4,911 |",
+        "| Total current assets | 13,709 | 14,277 |",
+        "| Property, plant and equipment — net | 8,738 | 8,866 |",
+        "| Intangible assets — net | 2,657 | 2,936 |",
+        "| Total assets | 36,500 | 37,987 |",
+        "| Current liabilities |  |  |",
+        "| Accounts payable | 2,266 | 1,945 |",
+        "| Total current liabilities | 7,244 | 7,687 |",
+        "| Long-term debt | 13,411 | 12,096 |",
+        "| Total liabilities | 26,652 | 26,365 |",
+        "| Total Acme shareholders' equity | 9,796 | 11,563 |",
+    ]
+)
+
+
+def statement_chunks() -> list[Chunk]:
+    where = Locator(page=58, heading_path=("Acme Consolidated Balance Sheet",))
+    return chunked(
+        REPORT,
+        [
+            Block(BlockKind.HEADING, "Acme Consolidated Balance Sheet", where, level=1),
+            Block(BlockKind.TEXT, "The balance sheet of Acme at December 31.", where),
+            Block(BlockKind.TABLE, STATEMENT, where),
+        ],
+    )
+
+
+def test_a_long_table_is_shown_by_the_rows_that_name_what_the_question_asks() -> None:
+    chunks = statement_chunks()
+    tables = [c for c in chunks if c.modality is Modality.TABLE]
+    with_rows = [c for c in tables if "Row " in c.text]
+    assert len(with_rows) >= 2  # the rows fill several chunks: a long table
+    markdown = tables[0]
+    question = "What was Acme's working capital ratio: total current assets over total current liabilities in 2018?"
+    (evidence,) = select_evidence(
+        [hit(markdown, 0.9)], question, words, 400, parents=lookup(chunks)
+    )
+    lines = evidence.text.splitlines()
+    assert lines[0] == markdown.text.splitlines()[0]  # the table's title
+    # The two rows the question names come first, whichever chunk holds them ("liabilities"
+    # is in fewer rows than "assets", so its row leads); "Total assets" shares fewer words.
+    assert {line.split(" — ")[0] for line in lines[1:3]} == {
+        "Row 5: Total current assets",
+        "Row 11: Total current liabilities",
+    }
+    assert lines[3].startswith(("Row 8: Total assets", "Row 13: Total liabilities"))
+    assert not any(line.endswith("Current assets") for line in lines)  # a section line: no figures
+    # "Acme" is in the title, so it tells no row apart: that row has "total" alone.
+    assert not any("Acme shareholders" in line for line in lines[:5])
+    assert "Row 4: Cash and cash equivalents" not in evidence.text  # shares no word
+    assert evidence.chunk.modality is Modality.TABLE and evidence.context is None
+    assert evidence.chunk.locator.rows is not None
+    low, high = evidence.chunk.locator.rows
+    assert low <= 5 and high >= 11  # the citation covers the rows shown
+    assert evidence.chunk.chunk_id in {c.chunk_id for c in with_rows}
+
+
+def test_a_long_table_that_names_nothing_asked_is_shown_as_retrieved() -> None:
+    chunks = statement_chunks()
+    rows = [c for c in chunks if c.modality is Modality.TABLE and "Row " in c.text][0]
+    (evidence,) = select_evidence(
+        [hit(rows, 0.9)], "Who audited the company?", words, 400, parents=lookup(chunks)
+    )
+    assert rows.text.splitlines()[1] in evidence.text  # the retrieved chunk, inside its page
+
+
+def test_the_rows_of_a_long_table_stay_within_the_budget() -> None:
+    chunks = statement_chunks()
+    markdown = [c for c in chunks if c.modality is Modality.TABLE][0]
+    question = "Total current assets, total assets and total liabilities of Acme?"
+    budget = 30
+    (evidence,) = select_evidence(
+        [hit(markdown, 0.9)], question, words, budget, parents=lookup(chunks)
+    )
+    assert words(render([evidence])) <= budget + 2
+    shown = evidence.text.splitlines()
+    assert 2 <= len(shown) < 5  # the title and the best rows that fit
+    assert shown[1].split(" — ")[0].endswith(("Total current assets", "Total current liabilities"))

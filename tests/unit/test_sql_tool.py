@@ -52,7 +52,8 @@ def test_the_schema_names_tables_columns_and_example_rows(database: TableDatabas
         'TABLE duck_observations (year TEXT, freshwater_ducks NUMBER -- "Freshwater Ducks"'
         in schema
     )
-    assert "TABLE table_3 (column_1 TEXT" in schema and 'y2019 NUMBER -- "2019"' in schema
+    # A statement's unnamed label column is called "label", as in its period view.
+    assert "TABLE table_3 (label TEXT" in schema and 'y2019 NUMBER -- "2019"' in schema
     assert "-- row: 2019, 120, dry" in schema
 
 
@@ -100,7 +101,7 @@ def test_whether_a_column_repeats_a_value(database: TableDatabase) -> None:
 
 
 def test_accounting_numbers_become_numbers(database: TableDatabase) -> None:
-    result = database.run("SELECT y2019 - y2018 AS d FROM table_3 WHERE column_1 ILIKE '%cost%'")
+    result = database.run("SELECT y2019 - y2018 AS d FROM table_3 WHERE label ILIKE '%cost%'")
     assert result.text() == "d = -204"
     chunk = result.cited[0].chunk()
     assert chunk.locator.page == 41 and chunk.locator.rows == (3, 3)  # the header is row 1
@@ -152,3 +153,35 @@ def test_a_statement_gets_a_view_by_period_cited_as_its_table(database: TableDat
     (cited,) = result.cited
     assert cited.table.name == "table_3" and cited.rows == (2,)
     assert [c.header for c in cited.columns] == ["Column 1", "2019", "2018"]
+
+
+@pytest.mark.parametrize(
+    "header", ["", "Column 1", "(Millions)", "(In millions, except per share)"]
+)
+def test_a_statements_unnamed_label_column_is_called_label(header: str) -> None:
+    table = Table(
+        header=(header, "2019", "2018"),
+        rows=(("Net sales", "3,642", "3,507"), ("Merchandise inventories", "5,409", "5,209")),
+        locator=Locator(page=52),
+        name="Table 8",
+    )
+    db = TableDatabase([SourceTable("s", "/docs/10k.pdf", table)])
+    try:
+        result = db.run("SELECT y2019 FROM table_8 WHERE label ILIKE '%inventories%'")
+        assert result.text() == "y2019 = 5409"
+    finally:
+        db.close()
+
+
+def test_a_named_first_column_keeps_its_name() -> None:
+    table = Table(
+        header=("Region", "2019", "2018"),
+        rows=(("Nordics", "4.1", "3.9"), ("Iberia", "2.7", "2.5")),
+        locator=Locator(page=3),
+        name="Table 2",
+    )
+    db = TableDatabase([SourceTable("s", "/docs/deck.pdf", table)])
+    try:
+        assert "TABLE table_2 (region TEXT" in db.schema()
+    finally:
+        db.close()

@@ -7,9 +7,10 @@ its citation still points to the table or picture itself.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from polyrag.chunk.figures import figure_pattern
@@ -117,6 +118,9 @@ def select_evidence(
 
     With `parents`, a table or picture hit is shown inside its parent text chunk (a parent that
     was itself retrieved is then not shown twice), and two chunks of one table are shown once.
+    A long table (its rows fill several chunks: a financial statement) is shown instead by
+    its title and the rows, from all its chunks, whose labels name what the question names
+    (`TableRows.best`), and may take `_TABLE_SHARE` tokens when the even share is less.
     """
     chosen: list[Evidence] = []
     left = budget
@@ -132,7 +136,20 @@ def select_evidence(
             for c in candidates
         ):
             candidates.append(hit)
-    contexts = _contexts(candidates, parents) if parents is not None else {}
+    # A long table (a statement whose rows fill several chunks) is shown by its rows that
+    # name what the question names, gathered from all its chunks, not by the one chunk that
+    # ranked: the Markdown header or a block of other rows is often what retrieval found.
+    tables = (
+        {
+            hit.chunk.chunk_id: found
+            for hit in candidates
+            if (found := table_rows(hit.chunk, parents)) is not None
+        }
+        if parents is not None
+        else {}
+    )
+    whole = [hit for hit in candidates if hit.chunk.chunk_id not in tables]
+    contexts = _contexts(whole, parents) if parents is not None else {}
     shown = {(p.source_id, p.ordinal) for p in contexts.values()}
     candidates = [h for h in candidates if (h.chunk.source_id, h.chunk.ordinal) not in shown]
     candidates = in_reading_order(candidates)
@@ -140,6 +157,16 @@ def select_evidence(
         share = left // (len(candidates) - position)
         header = count_tokens(f"[{len(chosen) + 1}] ({label(hit.chunk)})\n") + 2
         text = hit.chunk.text
+        rows = tables.get(hit.chunk.chunk_id)
+        if rows is not None:
+            room = min(left, max(share, _TABLE_SHARE)) - header
+            shown_rows = rows.best(terms, count_tokens, room)
+            if shown_rows is not None:
+                chunk, text = shown_rows
+                cost = header + count_tokens(text)
+                chosen.append(Evidence(len(chosen) + 1, chunk, text))
+                left -= cost
+                continue
         parent = contexts.get(hit.chunk.chunk_id)
         if parent is not None:
             text = assemble(hit.chunk, parent, terms, count_tokens, share - header)
@@ -158,6 +185,89 @@ def select_evidence(
 
 
 _ROW_LINE = re.compile(r"^(?:Row \d+: |\|)")
+_ROW = re.compile(r"^Row (\d+): (.+)$")
+_HAS_FIGURE = re.compile(r"(?<![\w.])[(-]?[$€£]?\d[\d,]*(?:\.\d+)?\)?%?(?![\w.])")
+_TABLE_SHARE = 160  # tokens a long table's rows may take, even when the even share is less
+_TABLE_REACH = 40  # chunks before and after a table hit searched for the rest of its table
+
+
+@dataclass(frozen=True)
+class TableRows:
+    """Every row of one long table, with the chunk each row was read from."""
+
+    title: str
+    rows: tuple[tuple[int, str, Chunk], ...]  # (row number, its sentence, its chunk)
+
+    def best(
+        self, terms: set[str], count_tokens: Callable[[str], int], budget: int
+    ) -> tuple[Chunk, str] | None:
+        """The title and the rows that share the question's rarer words, best first, within
+        `budget`; cited as the chunk of the best row, its rows widened to those shown. None
+        when no row shares a word with the question."""
+        # A row without figures (a section line: "Current assets:") answers nothing.
+        labels = [
+            content_words(_row_label(text)) if _HAS_FIGURE.search(_row_label(text, True)) else set()
+            for _, text, _ in self.rows
+        ]
+        # The title's words ("3M", "Balance Sheet") are true of every row: they tell none apart.
+        asked = terms - content_words(self.title)
+        spread: dict[str, int] = {}
+        for words in labels:
+            for word in words & asked:
+                spread[word] = spread.get(word, 0) + 1
+        # A word in many rows ("cash", "total") tells them apart less than a rare one.
+        weight = {word: math.log(1 + len(self.rows) / n) for word, n in spread.items()}
+        scored = [(sum(weight[w] for w in words & asked), i) for i, words in enumerate(labels)]
+        ranked = sorted((pair for pair in scored if pair[0] > 0), key=lambda p: (-p[0], p[1]))
+        if not ranked:
+            return None
+        left = budget - count_tokens(self.title) - 1
+        kept: list[int] = []
+        for _, i in ranked:
+            cost = count_tokens(self.rows[i][1]) + 1
+            if cost <= left:
+                kept.append(i)
+                left -= cost
+        if not kept:
+            return None
+        numbers = [self.rows[i][0] for i in kept]
+        first = self.rows[kept[0]][2]
+        cited = replace(first, locator=replace(first.locator, rows=(min(numbers), max(numbers))))
+        return cited, "\n".join([self.title, *(self.rows[i][1] for i in kept)])
+
+
+def table_rows(chunk: Chunk, lookup: ParentLookup) -> TableRows | None:
+    """All rows of the table `chunk` belongs to, when its row sentences fill more than one
+    chunk; None for a short table (shown whole, inside its parent text) and for other chunks."""
+    if chunk.modality is not Modality.TABLE or _FIGURE_TITLE.match(chunk.text) is None:
+        return None
+    title = chunk.text.split("\n", 1)[0]
+    reach = range(max(0, chunk.ordinal - _TABLE_REACH), chunk.ordinal + _TABLE_REACH + 1)
+    rows: dict[int, tuple[int, str, Chunk]] = {}
+    pieces = 0
+    for near in lookup(chunk.source_id, list(reach)):
+        if near.anchor != chunk.anchor or near.text.split("\n", 1)[0] != title:
+            continue
+        found = [m for line in near.text.split("\n")[1:] if (m := _ROW.match(line))]
+        pieces += bool(found)
+        for match in found:
+            rows.setdefault(int(match.group(1)), (int(match.group(1)), match.group(0), near))
+    if pieces < 2:
+        return None
+    return TableRows(title, tuple(rows[n] for n in sorted(rows)))
+
+
+def _row_label(sentence: str, figures: bool = False) -> str:
+    """A row sentence's label: "Row 17: Property, plant and equipment — net — 2018: 8,738"
+    → "Property, plant and equipment — net" (with `figures`: "2018: 8,738"); a row of
+    "Header is value" pairs is all label, and all figures."""
+    text = _ROW.sub(r"\2", sentence)
+    head, dash, tail = text.rpartition(" — ")
+    if not dash:
+        return text
+    return tail if figures else head
+
+
 _SEPARATOR_LINE = re.compile(r"^\|?\s*:?-{3,}")
 
 

@@ -365,9 +365,23 @@ def _columns(source_table: SourceTable) -> tuple[SqlColumn, ...]:
         # "Total" among years must stay readable (and filterable) as text.
         numeric = bool(filled) and all(parse_number(cell) is not None for cell in filled)
         letter = table.columns[index] if index < len(table.columns) else ""
-        name = _unique(_identifier(header, "column"), taken)
+        periods = sum(1 for h in table.header[1:] if _PERIOD.search(h))
+        if index == 0 and not numeric and periods >= 2 and _UNNAMED.fullmatch(header):
+            # A statement's row labels under a blank or a unit note ("(Millions)"): called
+            # what they are, as the period view calls them, so one name works in both.
+            name = _unique("label", taken)
+        else:
+            name = _unique(_identifier(header, "column"), taken)
         out.append(SqlColumn(name, header, letter, numeric))
     return tuple(out)
+
+
+# A header that names no column: blank, a placeholder ("Column 1"), or only a unit note
+# ("(In millions, except per share)").
+_UNNAMED = re.compile(
+    r"\s*(?:\([^()]*\)\s*)*|column \d+|\s*(?:\$\s*)?in (?:thousands|millions|billions)\b.*",
+    re.IGNORECASE,
+)
 
 
 def _arrow(source_table: SourceTable, columns: Sequence[SqlColumn]) -> pa.Table:
