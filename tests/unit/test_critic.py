@@ -255,3 +255,37 @@ def test_a_row_named_as_the_question_names_it_wins_over_a_similar_one() -> None:
     assert current.verdict == "repair" and current.search == "total assets"
     total = calculation("2664 - 3025", "2,664 − 3,025 = -361", sheet)
     assert review(question, total, []).verdict == "accept"
+
+
+def test_a_row_the_question_names_more_fully_is_taken_instead() -> None:
+    """The question divides total current assets by total current liabilities; the model took
+    "Total assets" and "Total liabilities", rows of the same statement that it names less fully."""
+    statement = Chunk(
+        "b2", "s1", "/d/10k.pdf",
+        "Table 10: SQUARE, INC. CONSOLIDATED BALANCE SHEETS\n"
+        "Row 12: Total current assets — 2016: 1,001,425, 2015: 705,563\n"
+        "Row 17: Total assets — 2016: 1,211,362, 2015: 894,772\n"
+        "Row 28: Total current liabilities — 2016: 577,464, 2015: 334,202\n"
+        "Row 31: Total liabilities — 2016: 635,209, 2015: 386,724",
+        Locator(page=68),
+    )  # fmt: skip
+    question = (
+        "What is Block's FY2016 working capital ratio? Define working capital ratio as total "
+        "current assets divided by total current liabilities."
+    )
+    wrong = review(
+        question, calculation("1211362 / 635209", "1,211,362 ÷ 635,209 = 1.91", statement), []
+    )
+    assert wrong.verdict == "repair"
+    assert "'total assets', but the question names 'total current assets'" in wrong.why
+    assert "'total liabilities', but the question names 'total current liabilities'" in wrong.why
+    right = calculation("1001425 / 577464", "1,001,425 ÷ 577,464 = 1.73", statement)
+    assert review(question, right, []).verdict == "accept"
+    # A question that names neither fuller row leaves the operands alone.
+    plain = "What is Block's FY2016 ratio of total assets to total liabilities?"
+    assert (
+        review(
+            plain, calculation("1211362 / 635209", "1,211,362 ÷ 635,209 = 1.91", statement), []
+        ).verdict
+        == "accept"
+    )

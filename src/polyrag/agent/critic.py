@@ -380,6 +380,16 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "the numbers used come from passages that do not mention what the question asks "
             "about; take them from the rows or sentences that do",
         )
+    fuller = _rows_named_more_fully(question, from_sources, (*backing, *passages))
+    if fuller:
+        return Review(
+            "repair",
+            "; ".join(
+                f"{number} is the row {used!r}, but the question names {named!r}: take the "
+                "value from that row"
+                for number, used, named in fuller
+            ),
+        )
     astray: list[str] = []
     row_named = False
     if not _ABOUT_YEARS.search(question):
@@ -396,6 +406,60 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             search=_subject(question),
         )
     return Review("accept", "every operand is a number of a passage about the question")
+
+
+def _rows_named_more_fully(
+    question: str, operands: Sequence[float], chunks: Sequence[Chunk]
+) -> list[tuple[str, str, str]]:
+    """(operand, its row's label, the label the question names) for each operand read from a
+    row whose label the question does not write out while it writes out a fuller label of the
+    same table: 1,211,362 from "Total assets" when the question divides "total current assets"
+    by "total current liabilities"."""
+    asked = " ".join(_TOKEN.findall(question.lower()))
+    rows = [
+        (label, figures)
+        for chunk in chunks
+        for line in chunk.text.splitlines()
+        if (found := _row_of(line)) is not None
+        for label, figures in [found]
+    ]
+    named = {
+        label
+        for label, _ in rows
+        if len(label.split()) >= 2 and re.search(rf"(?<!\w){re.escape(label)}(?!\w)", asked)
+    }
+    out: list[tuple[str, str, str]] = []
+    for operand in operands:
+        labels = {label for label, figures in rows if any(same_number(operand, n) for n in figures)}
+        if not labels or labels & named:
+            continue
+        for label in sorted(labels):
+            words = set(label.split())
+            fuller = sorted(n for n in named if words < set(n.split()))
+            if fuller:
+                out.append((show(operand), label, fuller[0]))
+                break
+    return out
+
+
+_ROW_SENTENCE = re.compile(r"^Row \d+: (.+)$")
+
+
+def _row_of(line: str) -> tuple[str, list[float]] | None:
+    """A table row's label (lower case, plain words) and figures, from a row sentence ("Row 12:
+    Total current assets — 2016: 1,001,425, 2015: 705,563") or a Markdown row; None for other
+    lines. A row sentence's figures leave out the years that head them."""
+    sentence = _ROW_SENTENCE.match(line)
+    head, dash, tail = sentence.group(1).rpartition(" — ") if sentence else ("", "", "")
+    if dash and re.search(r"\d", tail):
+        label, figures = head, re.sub(r"\b(?:FY)?(?:19|20)\d\d:", " ", tail)
+    elif line.lstrip().startswith("|") and not set(line) <= set("|-: "):
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        label, figures = cells[0], " ".join(cells[1:])
+    else:
+        return None
+    words = " ".join(_TOKEN.findall(label.lower()))
+    return (words, numbers_in_text(figures)) if words else None
 
 
 def _lines(text: str) -> list[tuple[str, str]]:
