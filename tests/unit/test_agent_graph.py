@@ -617,3 +617,54 @@ def test_a_birth_is_read_right_after_the_name() -> None:
     same_year = ["Ann Lee (born 1970) sings.", "Bo Ray (born 1970) plays."]
     assert older_by_dates("Who is older, Ann Lee or Bo Ray?", same_year) is None
     assert older_by_dates("Who sang first, Ann Lee or Bo Ray?", same_year) is None
+
+
+def test_a_calculation_may_use_the_rows_of_a_long_table_the_model_was_shown(
+    tmp_path: Path,
+) -> None:
+    """The model is shown a statement's rows from all its chunks; the operands it copies from
+    a row that retrieval did not return itself are numbers of the sources all the same."""
+    title = "Table 8: Consolidated Balance Sheets"
+    parts = [
+        "Row 2: Cash — 2016: 400, 2015: 300\nRow 3: Total current assets — 2016: 1,001, 2015: 705",
+        "Row 4: Goodwill — 2016: 90, 2015: 80\nRow 5: Total assets — 2016: 1,211, 2015: 894",
+        "Row 6: Total current liabilities — 2016: 577, 2015: 334\n"
+        "Row 7: Total liabilities — 2016: 635, 2015: 386",
+    ]
+    where = Locator(page=68)
+    statement = [
+        Chunk(f"b{i}", "bs", "/docs/10k.pdf", f"{title}\n{text}", where, Modality.TABLE, i, 0)
+        for i, text in enumerate(parts, start=1)
+    ]
+
+    class StatementRetriever:  # retrieval returns the last chunk only
+        def search(
+            self, query: str, k: int | None = None, where: Filter | None = None, mode: str = ""
+        ) -> RetrievalResult:
+            return RetrievalResult([Hit(statement[2], 1.0, 1, 1, 0.6)])
+
+    def parents(source_id: str, ordinals: Sequence[int]) -> list[Chunk]:
+        return [c for c in statement if c.ordinal in set(ordinals)]
+
+    chat = Replies(
+        [
+            json.dumps({"expression": "1001 / 577"}),
+            "The working capital ratio is 1.73 [1].",
+        ]
+    )
+    settings = Settings(home=tmp_path, answer={"min_similarity": 0.1})
+    retriever = StatementRetriever()
+    steps = Steps(retriever, FallbackChain([chat]), settings, parents=parents)  # type: ignore[arg-type]
+    tables = SqliteTableStore(tmp_path / "tables.sqlite")
+    database = tmp_path / "agent.sqlite"
+    agent = Agent(steps, Toolbox(builtin_tools()), Store(), tables, database)  # type: ignore[arg-type]
+    question = (
+        "What is the 2016 working capital ratio: total current assets divided by total current "
+        "liabilities?"
+    )
+    answer, trace = ask(agent, question, "compute")
+    shown = chat.asked[0][0][-1].content
+    assert "Total current assets — 2016: 1,001" in shown  # a row of another chunk
+    assert steps_named(trace, "tool")[0].startswith("calculator: 1001 ÷ 577 = 1.73")
+    assert steps_named(trace, "critic")[0].startswith("accept")
+    assert "1.73" in answer.text  # type: ignore[attr-defined]

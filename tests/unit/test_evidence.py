@@ -200,7 +200,10 @@ def test_a_long_table_is_shown_by_the_rows_that_name_what_the_question_asks() ->
     with_rows = [c for c in tables if "Row " in c.text]
     assert len(with_rows) >= 2  # the rows fill several chunks: a long table
     markdown = tables[0]
-    question = "What was Acme's working capital ratio: total current assets over total current liabilities in 2018?"
+    question = (
+        "What was Acme's working capital ratio: total current assets over total current "
+        "liabilities in 2018?"
+    )
     (evidence,) = select_evidence(
         [hit(markdown, 0.9)], question, words, 400, parents=lookup(chunks)
     )
@@ -226,7 +229,7 @@ def test_a_long_table_is_shown_by_the_rows_that_name_what_the_question_asks() ->
 
 def test_a_long_table_that_names_nothing_asked_is_shown_as_retrieved() -> None:
     chunks = statement_chunks()
-    rows = [c for c in chunks if c.modality is Modality.TABLE and "Row " in c.text][0]
+    rows = next(c for c in chunks if c.modality is Modality.TABLE and "Row " in c.text)
     (evidence,) = select_evidence(
         [hit(rows, 0.9)], "Who audited the company?", words, 400, parents=lookup(chunks)
     )
@@ -235,7 +238,7 @@ def test_a_long_table_that_names_nothing_asked_is_shown_as_retrieved() -> None:
 
 def test_the_rows_of_a_long_table_stay_within_the_budget() -> None:
     chunks = statement_chunks()
-    markdown = [c for c in chunks if c.modality is Modality.TABLE][0]
+    markdown = next(c for c in chunks if c.modality is Modality.TABLE)
     question = "Total current assets, total assets and total liabilities of Acme?"
     budget = 30
     (evidence,) = select_evidence(

@@ -49,3 +49,30 @@ def test_question_shapes(question: str, modality: Modality, kind: str, agent: bo
 def test_an_aggregate_word_without_a_table_is_unsure() -> None:
     chosen = route("What was the total attendance?", hits(Modality.TEXT, "no figures here"))
     assert not chosen.agent and not chosen.sure
+
+
+def test_a_total_the_table_states_as_a_row_is_a_lookup() -> None:
+    statement = (
+        "Table 8: Consolidated Balance Sheets\n"
+        "Row 9: Total current assets — 2019: 16,525, 2018: 15,134\n"
+        "Row 28: Total current liabilities — 2019: 7,866, 2018: 6,040"
+    )
+    found = hits(Modality.TABLE, statement)
+    lookup = route("How much total current assets did Nike have at the end of FY2019?", found)
+    assert (lookup.kind, lookup.agent) == ("lookup", False)
+    # Adding up is still an aggregate, and arithmetic on stated totals is a computation.
+    summed = route("What is the sum of total current assets over 2018 and 2019?", found)
+    assert summed.kind == "aggregate"
+    ratio = route(
+        "What is the working capital ratio, total current assets divided by total current "
+        "liabilities?",
+        found,
+    )
+    assert ratio.kind == "compute"
+    net = route(
+        "What is net working capital: total current assets less total current liabilities?", found
+    )
+    assert net.kind == "compute"
+    # A table whose total row is a bare "Total" states no particular total.
+    ducks = hits(Modality.TABLE, "| Year | Ducks |\n| --- | --- |\n| 2019 | 120 |\n| Total | 735 |")
+    assert route("How many ducks were observed in total?", ducks).kind == "aggregate"

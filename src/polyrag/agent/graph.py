@@ -761,6 +761,15 @@ class Agent:
                 return self._without_unnamed_filters(question, outcome, context, run)
             if tool == "calculator":
                 evidence = self._evidence_for(state, hits, run, quiet=True)
+                # What the model is shown may join rows of several chunks (a long table's rows
+                # that answer the question): its operands are checked against that text too.
+                context = replace(
+                    context,
+                    passages=[
+                        *passages,
+                        *(replace(e.chunk, text=e.text) for e in evidence if not e.derived),
+                    ],
+                )
                 expression = decide(
                     self.steps.chat,
                     run.trace,

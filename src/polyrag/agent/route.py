@@ -24,7 +24,8 @@ _COMPUTE = re.compile(
     r"\b(?:difference|change[ds]?|increase[ds]?|decrease[ds]?|grow(?:th|n)?|decline[ds]?|ratio|"
     r"percent(?:age)?|per cent|proportion|margin|by how much|how much (?:more|less|higher|"
     r"lower)|times (?:more|as)|compared (?:to|with)|from (?:19|20)\d\d to (?:19|20)\d\d|"
-    r"between (?:19|20)\d\d and (?:19|20)\d\d)\b|%",
+    r"between (?:19|20)\d\d and (?:19|20)\d\d|minus|plus|divided by|multiplied by|"
+    r"less (?:total|the|its|their))\b|%",
     re.IGNORECASE,
 )
 _COMPARE = re.compile(
@@ -63,7 +64,10 @@ RESUMED = Route("lookup", True, "a reply to the agent's question")
 def route(question: str, hits: Sequence[Hit]) -> Route:
     """The cheap decision: what the question needs and whether the agent should answer it."""
     tables = any(hit.chunk.modality in _TABLE_LIKE for hit in hits[:6])
-    aggregate = bool(_AGGREGATE.search(question) or _WHICH_PERIOD.search(question))
+    # "How much total assets…" asks for a row a statement already has ("Total assets"): that
+    # is a lookup, unless the question also asks to add something up.
+    asked = _without_stated_totals(question, hits[:6])
+    aggregate = bool(_AGGREGATE.search(asked) or _WHICH_PERIOD.search(asked))
     compute = bool(_COMPUTE.search(question))
     compare = bool(_COMPARE.search(question)) and bool(_PAIR.search(question))
     multihop = bool(_MULTIHOP.search(question))
@@ -83,6 +87,27 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
             sure=False,
         )
     return Route("lookup", False, "a single lookup")
+
+
+_TOTAL_LABEL = re.compile(
+    r"^(?:Row \d+: |\|\s*)((?:grand )?total\s+[^|—:\s][^|—:]*?)\s*(?: — |\||$)",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _without_stated_totals(question: str, hits: Sequence[Hit]) -> str:
+    """The question without the totals the found tables state as rows of their own ("total
+    current assets" when a table has a row "Total current assets")."""
+    labels = {
+        " ".join(match.group(1).lower().split())
+        for hit in hits
+        if hit.chunk.modality in _TABLE_LIKE
+        for match in _TOTAL_LABEL.finditer(hit.chunk.text)
+    }
+    out = question
+    for label in sorted(labels, key=len, reverse=True):
+        out = re.sub(rf"(?<!\w){re.escape(label)}(?!\w)", " ", out, flags=re.IGNORECASE)
+    return out
 
 
 def _numbers_in(hits: Sequence[Hit]) -> bool:
