@@ -76,3 +76,17 @@ def test_a_total_the_table_states_as_a_row_is_a_lookup() -> None:
     # A table whose total row is a bare "Total" states no particular total.
     ducks = hits(Modality.TABLE, "| Year | Ducks |\n| --- | --- |\n| 2019 | 120 |\n| Total | 735 |")
     assert route("How many ducks were observed in total?", ducks).kind == "aggregate"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What drove the reduction in SG&A expense as a percent of net sales in FY2023?",
+        "Why did the gross margin decrease in 2019?",
+        "As of FY2023Q1, why did Pepsico raise full year guidance for FY2023?",
+        "What were the main drivers of the increase in revenue?",
+    ],
+)
+def test_a_question_after_a_reason_is_no_computation(question: str) -> None:
+    found = route(question, hits(Modality.TABLE))
+    assert (found.kind, found.agent) == ("lookup", False)

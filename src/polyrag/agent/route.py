@@ -47,6 +47,13 @@ _WHICH_PERIOD = re.compile(
     r"lower|lowest|smaller|smallest|more|less|greater|greatest|bigger|biggest|most|least)\b",
     re.IGNORECASE,
 )
+# A question after a reason or a cause names figures ("the increase in SG&A") but asks why.
+_REASON = re.compile(
+    r"^\W*(?:(?:as of|in|for|during) [^,?]+, )?(?:why\b|what (?:drove|drives|driven|caused|causes|"
+    r"led to|leads to|explains|explained|contributed to)\b|what (?:is|was|were|are) the "
+    r"(?:main |key |primary )?(?:reasons?|drivers?|causes?|factors?)\b)",
+    re.IGNORECASE,
+)
 _TABLE_LIKE = (Modality.TABLE,)
 
 
@@ -69,6 +76,8 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
     asked = _without_stated_totals(question, hits[:6])
     aggregate = bool(_AGGREGATE.search(asked) or _WHICH_PERIOD.search(asked))
     compute = bool(_COMPUTE.search(question))
+    if _REASON.search(question):  # "What drove the increase in…": a reason, said in words
+        aggregate = compute = False
     compare = bool(_COMPARE.search(question)) and bool(_PAIR.search(question))
     multihop = bool(_MULTIHOP.search(question))
     if aggregate and tables:
