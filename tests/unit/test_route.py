@@ -90,3 +90,19 @@ def test_a_total_the_table_states_as_a_row_is_a_lookup() -> None:
 def test_a_question_after_a_reason_is_no_computation(question: str) -> None:
     found = route(question, hits(Modality.TABLE))
     assert (found.kind, found.agent) == ("lookup", False)
+
+
+def test_a_clause_about_the_sources_or_the_reader_is_no_hop() -> None:
+    framed = (
+        "Assume that you are a public equities analyst. Answer the following question by "
+        "primarily using information that is shown in the balance sheet: what is the year end "
+        "FY2018 net PPNE for 3M?"
+    )
+    assert route(framed, hits(Modality.TEXT, "3M annual report")).kind == "lookup"
+    analyst = (
+        "What is the revenue growth? Answer as an investment banking analyst who only has "
+        "access to the income statement."
+    )
+    assert route(analyst, hits(Modality.TEXT, "Revenue")).kind != "multihop"
+    hop = "What government position was held by the woman who portrayed Corliss Archer?"
+    assert route(hop, hits(Modality.TEXT, "Kiss and Tell")).kind == "multihop"

@@ -47,6 +47,11 @@ _WHICH_PERIOD = re.compile(
     r"lower|lowest|smaller|smallest|more|less|greater|greatest|bigger|biggest|most|least)\b",
     re.IGNORECASE,
 )
+_FRAMING = re.compile(
+    r"\b(?:information|details?|data|figures|sources?|documents?|filings?|statements?|reports?|"
+    r"analysts?|bankers?|you|we|us|resources?|perspective|standpoint|question)\b",
+    re.IGNORECASE,
+)
 # A question after a reason or a cause names figures ("the increase in SG&A") but asks why.
 _REASON = re.compile(
     r"^\W*(?:(?:as of|in|for|during) [^,?]+, )?(?:why\b|what (?:drove|drives|driven|caused|causes|"
@@ -79,7 +84,9 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
     if _REASON.search(question):  # "What drove the increase in…": a reason, said in words
         aggregate = compute = False
     compare = bool(_COMPARE.search(question)) and bool(_PAIR.search(question))
-    multihop = bool(_MULTIHOP.search(question))
+    # "the information that is shown in the balance sheet", "an analyst who can only use…":
+    # a clause about the sources or the reader frames the request; it names no hop.
+    multihop = any(not _FRAMING.search(m.group(0)) for m in _MULTIHOP.finditer(question))
     if aggregate and tables:
         return Route("aggregate", True, "it asks for an aggregate and a table was found")
     if compute and (tables or _numbers_in(hits)):
