@@ -167,3 +167,36 @@ def test_the_pdf_parser_puts_the_table_in_place_of_its_lines() -> None:
     assert caption.text == "Table 2: Tabulated adverse reactions"
     text = "\n".join(b.text for b in document.blocks if b.kind is BlockKind.TEXT)
     assert "Anaemia" not in text  # the table's cells are not read twice
+
+
+def test_a_ruled_statement_takes_the_years_printed_above_its_grid() -> None:
+    """American Water's cash flow statement rules its body only: its years stand above the
+    grid, and its first ruled row is a section title. The years become the header; the title
+    stays a row. Without them every row read "Net income is Depreciation, $ 709 is 604"."""
+    from polyrag.parse.pdf import PdfParser
+
+    path = FILINGS / "AMERICANWATERWORKS_2020_10K.pdf"
+    if not path.is_file():
+        pytest.skip("the FinanceBench filings are absent")
+    document = PdfParser().parse(path.read_bytes(), name=path.name)
+    tables = [b for b in document.blocks if b.kind is BlockKind.TABLE and b.locator.page == 86]
+    lines = tables[0].text.splitlines()
+    assert lines[0] == "|  | 2020 | 2019 | 2018 |"
+    assert lines[2] == "| CASH FLOWS FROM OPERATING ACTIVITIES |  |  |  |"
+    assert lines[3] == "| Net income | $ 709 | $ 621 | $ 565 |"
+    dividends = next(line for line in lines if line.startswith("| Dividends paid"))
+    assert dividends == "| Dividends paid | (389) | (353) | (319) |"
+
+
+def test_a_header_is_given_to_a_ruled_table_only_when_it_names_no_column() -> None:
+    rows = (("", "", ""), ("Net sales", "3,642", "3,507"), ("Cost of sales", "(2,980)", "(2,862)"))
+    table = PdfTable("", (0.0, 0.0, 100.0, 100.0), 3, 3, rows)
+    assert table.headless
+    headed = table.with_header(["", "2023", "2022"])
+    assert headed.markdown.splitlines()[0] == "|  | 2023 | 2022 |"
+    assert headed.markdown.splitlines()[2] == "| Net sales | 3,642 | 3,507 |"
+    assert headed.rows == 3 and not headed.headless
+    named = PdfTable(
+        "", (0.0, 0.0, 1.0, 1.0), 2, 3, (("Region", "Q1", "Q2"), ("Nordics", "4", "5"))
+    )
+    assert not named.headless

@@ -34,7 +34,7 @@ from polyrag.errors import (
 )
 from polyrag.parse.base import Document, Layout
 from polyrag.parse.ocr import Ocr, OcrResult
-from polyrag.parse.pdf_statements import with_statements
+from polyrag.parse.pdf_statements import header_part, with_statements
 from polyrag.parse.pdf_tables import PdfTable, PdfTables, with_tables
 from polyrag.parse.protected import WRONG_PASSWORD_HINT
 from polyrag.types import Block, BlockKind, Locator
@@ -98,7 +98,7 @@ class PdfParser:
     """Born-digital, scanned and mixed PDFs; pages without a usable text layer are OCR'd."""
 
     media_types = frozenset({"pdf"})
-    version = "4"
+    version = "5"
 
     def __init__(self, ocr: Ocr | None = None) -> None:
         self._ocr = ocr if ocr is not None else Ocr()
@@ -189,6 +189,7 @@ class PdfParser:
                     return
             reading.chars.append(chars)
             tables = reading.tables.on_page(page, index) if reading.tables and usable else []
+            tables = [_years_above(table, lines) if table.headless else table for table in tables]
             headings = _Headings(lines)
             for run in with_tables(lines, tables, box=_box):
                 if isinstance(run, PdfTable):  # a table, where its lines stood
@@ -682,6 +683,29 @@ def _statements(lines: list[_Line], page: int, reading: _Reading) -> list[list[_
     except Exception as exc:  # never lose a page to the statement finder
         reading.warnings.append(f"page {page}: statement tables not read ({_reason(exc)})")
         return [lines]
+
+
+_HEADER_REACH = 40.0  # points above a ruled table searched for the years that head it
+
+
+def _years_above(table: PdfTable, lines: list[_Line]) -> PdfTable:
+    """A ruled table whose figures start on its first row takes the years printed just above
+    its grid ("2020 2019 2018", or "November 27," over "2015"), when they are as many as its
+    figure columns and all different; otherwise it stays without a header."""
+    x0, _bottom, x1, top = table.bbox
+    years: list[str] = []
+    for line in lines:  # top to bottom
+        box = _box(line)
+        if box is None or not (top - 1 <= box[1] <= top + _HEADER_REACH):
+            continue
+        if box[2] < x0 or box[0] > x1:
+            continue
+        part = header_part(line.text)
+        if part is not None:
+            years += part[0]
+    if len(years) != table.columns - 1 or len(set(years)) != len(years):
+        return table
+    return table.with_header(["", *years])
 
 
 def _box(line: _Line) -> Box | None:

@@ -92,7 +92,7 @@ def _statement_at(
     years: list[str] = []
     words: list[str] = []
     j = i
-    while j < len(lines) and (part := _header_part(text(lines[j]))) is not None:
+    while j < len(lines) and (part := header_part(text(lines[j]))) is not None:
         years += part[0]
         words += part[1]
         j += 1
@@ -104,7 +104,7 @@ def _statement_at(
     figured = stray = 0  # lines with figures; of them, lines whose figures fit no column
     while j < len(lines):
         line = text(lines[j])
-        header = _header_part(line)
+        header = header_part(line)
         if header is not None and header[0]:
             break  # another statement's header
         parsed = _rows_of(line, width)
@@ -125,7 +125,7 @@ def _statement_at(
     return end, [unit, *years], rows
 
 
-def _header_part(line: str) -> tuple[list[str], list[str]] | None:
+def header_part(line: str) -> tuple[list[str], list[str]] | None:
     """(years, other words) when the line is (part of) a header of periods: short, with a
     year or only a month and day ("November 27," over "2015"), and no other figure."""
     tokens = line.split()

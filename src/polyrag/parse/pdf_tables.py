@@ -24,7 +24,7 @@ import ctypes
 import io
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import pypdfium2 as pdfium
@@ -55,6 +55,19 @@ class PdfTable:
     bbox: Box
     rows: int
     columns: int
+    cells: tuple[tuple[str, ...], ...] = ()  # a ruled table's rows, its header first
+
+    @property
+    def headless(self) -> bool:
+        """Whether its header names no column: its figures start on its first ruled row, or
+        that row is a section title alone ("CASH FLOWS FROM OPERATING ACTIVITIES")."""
+        return bool(self.cells) and not any(self.cells[0][1:])
+
+    def with_header(self, header: Sequence[str]) -> PdfTable:
+        """The table under this header; a section title that stood in its place is a row."""
+        kept = self.cells if any(self.cells[0]) else self.cells[1:]
+        rows = (tuple(header), *kept)
+        return replace(self, markdown=markdown_table(rows), rows=len(rows), cells=rows)
 
     def covers(self, box: Box | None) -> bool:
         """Whether a text line with this box lies inside the table (by its centre)."""
@@ -223,7 +236,8 @@ def _table(table: Any, left: float, top: float) -> PdfTable | None:
         # The first row holds figures: the column headings sit outside the grid (a statement's
         # years above its ruled body), so the table gets an empty header.
         rows.insert(0, [""] * len(used))
-    return PdfTable(markdown_table(rows), box, len(rows), len(used))
+    grid = tuple(tuple(row) for row in rows)
+    return PdfTable(markdown_table(rows), box, len(rows), len(used), grid)
 
 
 def _joined_units(row: list[str]) -> list[str]:
