@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from polyrag.eval.qa_retrieval import evidence_found, key_tokens
+from polyrag.eval.qa_retrieval import evidence_found, key_tokens, labelled_share
 from polyrag.types import Chunk, Locator
 
 STATEMENT = (
@@ -53,3 +53,20 @@ def test_an_extracted_figure_is_known_by_the_answer_it_states() -> None:
     assert not evidence_found(STATEMENT, [capex])  # without the answer: most of the page
     # A computed answer the passage does not state leaves the passage's own numbers.
     assert key_tokens(STATEMENT, ["0.66"]) == key_tokens(STATEMENT)
+
+
+def test_the_share_of_evidence_figures_in_labelled_table_rows() -> None:
+    rows = _chunk(
+        "Table 10: Consolidated Statement of Cash Flows\n"
+        "Row 3: Net income including noncontrolling interest — 2018: 5,363, 2017: 4,869, "
+        "2016: 5,058\n"
+        "Row 4: Depreciation and amortization — 2018: 1,488, 2017: 1,544, 2016: 1,474"
+    )
+    # Six of the passage's ten figures ("31" of "December 31" is one) are in rows with their
+    # label and year.
+    assert labelled_share([STATEMENT], [rows]) == 6 / 10
+    loose = _chunk(STATEMENT)  # the same figures as loose lines: no row, no header
+    assert labelled_share([STATEMENT], [loose]) == 0.0
+    cells = _chunk("Table 1: Region, Revenue\nRow 2: Region is Nordics, Revenue is 1,577")
+    assert labelled_share([STATEMENT], [cells]) == 1 / 10
+    assert labelled_share(["Revenue grew in 2018 by 4%."], [rows]) is None  # prose

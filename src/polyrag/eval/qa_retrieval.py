@@ -104,6 +104,17 @@ def _search(engine: Engine, case: QACase, source_ids: dict[str, str], scope: Sco
         for k in CHUNK_KS:
             found = {c.source_id for c in chunks[:k]}
             result.scores[f"documents@{k}"] = float(bool(gold) and gold <= found)
+    if case.evidence_texts and case.evidence_pages and wanted:
+        pages = set(case.evidence_pages)
+        on_pages = [
+            chunk
+            for source in wanted
+            for chunk in engine.store.chunks_of(source)
+            if chunk.locator.page in pages
+        ]
+        share = labelled_share(case.evidence_texts, on_pages)
+        if share is not None:
+            result.scores["labelled"] = share
     if case.evidence_texts:
         for k in CHUNK_KS:
             # The top k chunks of the ranking, of which those from the question's documents.
@@ -162,6 +173,33 @@ def evidence_found(evidence: str, chunks: Sequence[Chunk], answers: Sequence[str
     return len(wanted & have) >= FOUND_AT * len(wanted)
 
 
+def labelled_share(evidence_texts: Sequence[str], chunks: Sequence[Chunk]) -> float | None:
+    """Of the figures of the gold evidence (numbers other than years), the share that the
+    chunks of its pages write in a table row with the row's label and the column's header
+    ("Row 7: Merchandise inventories — 2019: 5,409" holds 5,409); None for evidence with
+    fewer than three figures (a passage of prose)."""
+    figures = {_plain_number(n) for text in evidence_texts for n in _NUMBER.findall(text)} - {""}
+    figures = {n for n in figures if not _YEAR.fullmatch(n)}
+    if len(figures) < 3:
+        return None
+    labelled: set[str] = set()
+    for chunk in chunks:
+        for line in chunk.text.splitlines():
+            row = _ROW.match(line)
+            if row is None:
+                continue
+            _label, dash, values = row.group(1).rpartition(" — ")
+            if not dash:  # "Header is value, Header is value": each value under its header
+                values = row.group(1)
+            labelled |= {_plain_number(v) for v in _HEADED_VALUE.findall(values)}
+    return len(figures & labelled) / len(figures)
+
+
+_ROW = re.compile(r"^Row \d+: (.+)$")
+# A value after its column's header: "2019: 5,409" or "Q3 revenue is 4.1".
+_HEADED_VALUE = re.compile(r"(?:: | is )(\(?-?\$?\s?\d[\d,]*(?:\.\d+)?%?\)?)")
+
+
 def _plain_number(token: str) -> str:
     """ "$(1,577.00)" → "1577": signs, commas and a zero fraction dropped."""
     digits = re.sub(r"[^\d.]", "", token).strip(".")
@@ -177,6 +215,7 @@ def _summary(
 ) -> dict[str, Any]:
     names = [f"page_recall@{k}" for k in PAGE_KS] + ["mrr"]
     names += [f"{metric}@{k}" for metric in ("evidence", "documents") for k in CHUNK_KS]
+    names += ["labelled"]
     kinds = sorted({f.case.kind for f in found if f.case.kind})
     searches = [f.search_ms for f in found]
     return {
