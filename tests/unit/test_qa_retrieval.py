@@ -70,3 +70,9 @@ def test_the_share_of_evidence_figures_in_labelled_table_rows() -> None:
     cells = _chunk("Table 1: Region, Revenue\nRow 2: Region is Nordics, Revenue is 1,577")
     assert labelled_share([STATEMENT], [cells]) == 1 / 10
     assert labelled_share(["Revenue grew in 2018 by 4%."], [rows]) is None  # prose
+    # A table whose first data row was read as its header has figures for headers.
+    misread = _chunk(
+        "Table 32: Net income, $ 5,363\nRow 3: Net income is Depreciation and "
+        "amortization, $ 5,363 is 1,488, $ 4,869 is 1,544"
+    )
+    assert labelled_share([STATEMENT], [misread]) == 0.0

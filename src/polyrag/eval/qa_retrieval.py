@@ -191,13 +191,21 @@ def labelled_share(evidence_texts: Sequence[str], chunks: Sequence[Chunk]) -> fl
             _label, dash, values = row.group(1).rpartition(" — ")
             if not dash:  # "Header is value, Header is value": each value under its header
                 values = row.group(1)
-            labelled |= {_plain_number(v) for v in _HEADED_VALUE.findall(values)}
+            labelled |= {
+                _plain_number(value)
+                for header, value in _HEADED_VALUE.findall(values)
+                if _HEADER.search(header)  # "$ 709 is (389)": a figure read as a header
+            }
     return len(figures & labelled) / len(figures)
 
 
 _ROW = re.compile(r"^Row \d+: (.+)$")
-# A value after its column's header: "2019: 5,409" or "Q3 revenue is 4.1".
-_HEADED_VALUE = re.compile(r"(?:: | is )(\(?-?\$?\s?\d[\d,]*(?:\.\d+)?%?\)?)")
+# A value after its column's header: "2019: 5,409" or "Q3 revenue is 4.1"; a header names
+# something (a word, a year), it is no figure.
+_HEADED_VALUE = re.compile(
+    r"(?:^|, )([^,]*?)(?:: | is )(\(?-?\$?\s?\d[\d,]*(?:\.\d+)?%?\)?)(?=, |$)"
+)
+_HEADER = re.compile(r"[^\W\d_]|(?:19|20)\d\d")
 
 
 def _plain_number(token: str) -> str:
