@@ -248,3 +248,15 @@ def test_the_rows_of_a_long_table_stay_within_the_budget() -> None:
     shown = evidence.text.splitlines()
     assert 2 <= len(shown) < 5  # the title and the best rows that fit
     assert shown[1].split(" — ")[0].endswith(("Total current assets", "Total current liabilities"))
+
+
+def test_of_two_rows_matching_as_well_the_one_the_question_says_fully_comes_first() -> None:
+    chunks = statement_chunks()
+    markdown = next(c for c in chunks if c.modality is Modality.TABLE)
+    question = "How much total assets did Acme have at the end of 2018?"
+    (evidence,) = select_evidence(
+        [hit(markdown, 0.9)], question, words, 400, parents=lookup(chunks)
+    )
+    lines = evidence.text.splitlines()
+    assert lines[1].startswith("Row 8: Total assets — 2018: 36,500")
+    assert lines[2].startswith("Row 5: Total current assets")

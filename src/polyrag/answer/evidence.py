@@ -217,8 +217,19 @@ class TableRows:
                 spread[word] = spread.get(word, 0) + 1
         # A word in many rows ("cash", "total") tells them apart less than a rare one.
         weight = {word: math.log(1 + len(self.rows) / n) for word, n in spread.items()}
-        scored = [(sum(weight[w] for w in words & asked), i) for i, words in enumerate(labels)]
-        ranked = sorted((pair for pair in scored if pair[0] > 0), key=lambda p: (-p[0], p[1]))
+        scored = [
+            # Among rows matching as well, the one whose label the question says most fully:
+            # "total assets" is the row "Total assets" before "Total current assets".
+            (sum(weight[w] for w in words & asked), len(words & asked) / len(words), i)
+            for i, words in enumerate(labels)
+            if words
+        ]
+        ranked = [
+            (score, i)
+            for score, _, i in sorted(
+                (entry for entry in scored if entry[0] > 0), key=lambda e: (-e[0], -e[1], e[2])
+            )
+        ]
         if not ranked:
             return None
         left = budget - count_tokens(self.title) - 1
