@@ -205,10 +205,7 @@ class TableRows:
         `budget`; cited as the chunk of the best row, its rows widened to those shown. None
         when no row shares a word with the question."""
         # A row without figures (a section line: "Current assets:") answers nothing.
-        labels = [
-            content_words(_row_label(text)) if _HAS_FIGURE.search(_row_label(text, True)) else set()
-            for _, text, _ in self.rows
-        ]
+        labels = [_row_words(text) for _, text, _ in self.rows]
         # The title's words ("3M", "Balance Sheet") are true of every row: they tell none apart.
         asked = terms - content_words(self.title)
         spread: dict[str, int] = {}
@@ -222,19 +219,14 @@ class TableRows:
             # "total assets" is the row "Total assets" before "Total current assets".
             (sum(weight[w] for w in words & asked), len(words & asked) / len(words), i)
             for i, words in enumerate(labels)
-            if words
+            if words & asked
         ]
-        ranked = [
-            (score, i)
-            for score, _, i in sorted(
-                (entry for entry in scored if entry[0] > 0), key=lambda e: (-e[0], -e[1], e[2])
-            )
-        ]
+        ranked = [i for _, _, i in sorted(scored, key=lambda e: (-e[0], -e[1], e[2]))]
         if not ranked:
             return None
         left = budget - count_tokens(self.title) - 1
         kept: list[int] = []
-        for _, i in ranked:
+        for i in ranked:
             cost = count_tokens(self.rows[i][1]) + 1
             if cost <= left:
                 kept.append(i)
@@ -266,6 +258,13 @@ def table_rows(chunk: Chunk, lookup: ParentLookup) -> TableRows | None:
     if pieces < 2:
         return None
     return TableRows(title, tuple(rows[n] for n in sorted(rows)))
+
+
+def _row_words(sentence: str) -> set[str]:
+    """The content words of a row's label; none for a row without figures."""
+    if not _HAS_FIGURE.search(_row_label(sentence, figures=True)):
+        return set()
+    return content_words(_row_label(sentence))
 
 
 def _row_label(sentence: str, figures: bool = False) -> str:
