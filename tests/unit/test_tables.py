@@ -105,3 +105,28 @@ def test_a_first_row_of_figures_is_data_not_header() -> None:
     table = read_table("| | 2019 | 2018 |\n| --- | --- | --- |\n| | 120 | 135 |\n| Ducks | 1 | 2 |")
     assert table is not None and table.header[1:] == ("2019", "2018")
     assert table.rows[0] == ("", "120", "135")
+
+
+def test_a_row_sentence_reads_back_into_its_label_and_figures() -> None:
+    from polyrag.chunk.figures import read_row_sentence, read_table, row_sentences
+
+    statement = read_table(
+        "| | 2018 | 2017 |\n| --- | --- | --- |\n"
+        "| Property, plant and equipment — net | 8,738 | 8,866 |\n| Notes | | |"
+    )
+    assert statement is not None
+    (first, _), (second, _) = row_sentences(statement)
+    sentences = [text for _, text in row_sentences(statement)]
+    row = read_row_sentence(sentences[0])
+    assert row is not None and (row.number, row.labelled) == (first, True)
+    assert row.label == "Property, plant and equipment — net"  # the last dash ends the label
+    assert row.figures == "2018: 8,738, 2017: 8,866"
+    bare = read_row_sentence(sentences[1])  # a row without figures is a label alone
+    assert bare is not None and bare.number == second and not bare.labelled
+    pairs = read_table("| Name | City |\n| --- | --- |\n| Ann | Oslo |")
+    assert pairs is not None
+    ((_, text),) = row_sentences(pairs)
+    row = read_row_sentence(text)
+    assert row is not None and not row.labelled
+    assert row.label == row.figures == "Name is Ann, City is Oslo"
+    assert read_row_sentence("| Nordics | 4.1 |") is None

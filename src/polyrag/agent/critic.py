@@ -19,6 +19,7 @@ from polyrag.agent.tools.base import ToolOutcome
 from polyrag.agent.tools.calculator import FREE_CONSTANTS
 from polyrag.answer.evidence import content_words
 from polyrag.answer.numbers import numbers_in_text, same_number, show
+from polyrag.chunk.figures import read_row_sentence
 from polyrag.types import Chunk
 
 Verdict = Literal["accept", "repair", "discard"]
@@ -442,17 +443,14 @@ def _rows_named_more_fully(
     return out
 
 
-_ROW_SENTENCE = re.compile(r"^Row \d+: (.+)$")
-
-
 def _row_of(line: str) -> tuple[str, list[float]] | None:
     """A table row's label (lower case, plain words) and figures, from a row sentence ("Row 12:
     Total current assets — 2016: 1,001,425, 2015: 705,563") or a Markdown row; None for other
     lines. A row sentence's figures leave out the years that head them."""
-    sentence = _ROW_SENTENCE.match(line)
-    head, dash, tail = sentence.group(1).rpartition(" — ") if sentence else ("", "", "")
-    if dash and re.search(r"\d", tail):
-        label, figures = head, re.sub(r"\b(?:FY)?(?:19|20)\d\d:", " ", tail)
+    sentence = read_row_sentence(line)
+    if sentence is not None and sentence.labelled and re.search(r"\d", sentence.figures):
+        label = sentence.label
+        figures = re.sub(r"\b(?:FY)?(?:19|20)\d\d:", " ", sentence.figures)
     elif line.lstrip().startswith("|") and not set(line) <= set("|-: "):
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         label, figures = cells[0], " ".join(cells[1:])

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from polyrag.chunk.figures import read_row_sentence
 from polyrag.types import Hit, Modality
 
 _AGGREGATE = re.compile(
@@ -105,25 +106,33 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
     return Route("lookup", False, "a single lookup")
 
 
-_TOTAL_LABEL = re.compile(
-    r"^(?:Row \d+: |\|\s*)((?:grand )?total\s+[^|—:\s][^|—:]*?)\s*(?: — |\||$)",
-    re.IGNORECASE | re.MULTILINE,
-)
+_TOTAL = re.compile(r"^(?:grand )?total\s+\w", re.IGNORECASE)
 
 
 def _without_stated_totals(question: str, hits: Sequence[Hit]) -> str:
     """The question without the totals the found tables state as rows of their own ("total
     current assets" when a table has a row "Total current assets")."""
     labels = {
-        " ".join(match.group(1).lower().split())
+        " ".join(label.lower().split())
         for hit in hits
         if hit.chunk.modality in _TABLE_LIKE
-        for match in _TOTAL_LABEL.finditer(hit.chunk.text)
+        for line in hit.chunk.text.splitlines()
+        if (label := _row_label(line)) and _TOTAL.match(label)
     }
     out = question
     for label in sorted(labels, key=len, reverse=True):
         out = re.sub(rf"(?<!\w){re.escape(label)}(?!\w)", " ", out, flags=re.IGNORECASE)
     return out
+
+
+def _row_label(line: str) -> str | None:
+    """The label of a table row: a row sentence's, or a Markdown row's first cell."""
+    row = read_row_sentence(line)
+    if row is not None:
+        return row.label if row.labelled else None
+    if line.startswith("|"):
+        return line.strip("|").split("|", 1)[0].strip()
+    return None
 
 
 def _numbers_in(hits: Sequence[Hit]) -> bool:

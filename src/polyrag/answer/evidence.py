@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from polyrag.chunk.figures import figure_pattern
+from polyrag.chunk.figures import figure_pattern, read_row_sentence
 from polyrag.chunk.sentences import sentence_spans, split_long
 from polyrag.types import Chunk, Hit, Modality
 
@@ -185,7 +185,6 @@ def select_evidence(
 
 
 _ROW_LINE = re.compile(r"^(?:Row \d+: |\|)")
-_ROW = re.compile(r"^Row (\d+): (.+)$")
 _HAS_FIGURE = re.compile(r"(?<![\w.])[(-]?[$€£]?\d[\d,]*(?:\.\d+)?\)?%?(?![\w.])")
 _TABLE_SHARE = 160  # tokens a long table's rows may take, even when the even share is less
 _TABLE_REACH = 40  # chunks before and after a table hit searched for the rest of its table
@@ -251,10 +250,14 @@ def table_rows(chunk: Chunk, lookup: ParentLookup) -> TableRows | None:
     for near in lookup(chunk.source_id, list(reach)):
         if near.anchor != chunk.anchor or near.text.split("\n", 1)[0] != title:
             continue
-        found = [m for line in near.text.split("\n")[1:] if (m := _ROW.match(line))]
+        found = [
+            (row.number, line)
+            for line in near.text.split("\n")[1:]
+            if (row := read_row_sentence(line)) is not None
+        ]
         pieces += bool(found)
-        for match in found:
-            rows.setdefault(int(match.group(1)), (int(match.group(1)), match.group(0), near))
+        for number, line in found:
+            rows.setdefault(number, (number, line, near))
     if pieces < 2:
         return None
     return TableRows(title, tuple(rows[n] for n in sorted(rows)))
@@ -262,20 +265,10 @@ def table_rows(chunk: Chunk, lookup: ParentLookup) -> TableRows | None:
 
 def _row_words(sentence: str) -> set[str]:
     """The content words of a row's label; none for a row without figures."""
-    if not _HAS_FIGURE.search(_row_label(sentence, figures=True)):
+    row = read_row_sentence(sentence)
+    if row is None or not _HAS_FIGURE.search(row.figures):
         return set()
-    return content_words(_row_label(sentence))
-
-
-def _row_label(sentence: str, figures: bool = False) -> str:
-    """A row sentence's label: "Row 17: Property, plant and equipment — net — 2018: 8,738"
-    → "Property, plant and equipment — net" (with `figures`: "2018: 8,738"); a row of
-    "Header is value" pairs is all label, and all figures."""
-    text = _ROW.sub(r"\2", sentence)
-    head, dash, tail = text.rpartition(" — ")
-    if not dash:
-        return text
-    return tail if figures else head
+    return content_words(row.label)
 
 
 _SEPARATOR_LINE = re.compile(r"^\|?\s*:?-{3,}")

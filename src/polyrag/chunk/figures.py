@@ -169,6 +169,34 @@ def row_sentences(table: TableText) -> list[tuple[int, str]]:
     return out
 
 
+@dataclass(frozen=True)
+class RowSentence:
+    """A row sentence read back: its row number, label and figures. "Row 17: Property, plant
+    and equipment — net — 2018: 8,738" has the label "Property, plant and equipment — net" and
+    the figures "2018: 8,738"; a row of "Header is value" pairs (no label column) is all label
+    and all figures, and `labelled` is False."""
+
+    number: int
+    label: str
+    figures: str
+    labelled: bool
+
+
+_ROW_SENTENCE = re.compile(r"^Row (\d+): (.+)$")
+
+
+def read_row_sentence(line: str) -> RowSentence | None:
+    """The parts of one line written by `row_sentences`; None for any other line."""
+    found = _ROW_SENTENCE.match(line)
+    if found is None:
+        return None
+    text = found.group(2)
+    head, dash, tail = text.rpartition(" — ")
+    if not dash:
+        return RowSentence(int(found.group(1)), text, text, False)
+    return RowSentence(int(found.group(1)), head, tail, True)
+
+
 _PERIOD = re.compile(
     r"\b(?:19|20)\d\d\b|\b(?:FY|Q[1-4]|H[12])\b|\b(?:quarter|year|month|period)s?\b|"
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b",

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from polyrag.chunk.figures import read_row_sentence
 from polyrag.engine import Engine
 from polyrag.eval.answer_metrics import mean_std, normalize_answer, percentile
 from polyrag.eval.datasets import QACase, QADataset
@@ -185,21 +186,18 @@ def labelled_share(evidence_texts: Sequence[str], chunks: Sequence[Chunk]) -> fl
     labelled: set[str] = set()
     for chunk in chunks:
         for line in chunk.text.splitlines():
-            row = _ROW.match(line)
+            row = read_row_sentence(line)
             if row is None:
                 continue
-            _label, dash, values = row.group(1).rpartition(" — ")
-            if not dash:  # "Header is value, Header is value": each value under its header
-                values = row.group(1)
+            # "Label — 2019: 5,409" or "Header is value, …": each value under its header
             labelled |= {
                 _plain_number(value)
-                for header, value in _HEADED_VALUE.findall(values)
+                for header, value in _HEADED_VALUE.findall(row.figures)
                 if _HEADER.search(header)  # "$ 709 is (389)": a figure read as a header
             }
     return len(figures & labelled) / len(figures)
 
 
-_ROW = re.compile(r"^Row \d+: (.+)$")
 # A value after its column's header: "2019: 5,409" or "Q3 revenue is 4.1"; a header names
 # something (a word, a year), it is no figure.
 _HEADED_VALUE = re.compile(
