@@ -457,6 +457,27 @@ def test_a_failing_query_filtered_on_values_the_question_never_names_is_rerun_wi
     assert answer.model_calls == 2
 
 
+def test_a_sum_over_rows_the_model_picked_by_number_is_taken_over_all_rows(
+    tmp_path: Path,
+) -> None:
+    """The query runs and sums, but over rows chosen by numbers the question never says: code
+    drops that filter before it runs (no model call) and says so in the trace."""
+    agent, _chat = make_agent(
+        tmp_path,
+        [
+            sql(
+                "SELECT SUM(freshwater_ducks) FROM duck_observations "
+                "WHERE freshwater_ducks IN (120, 135)"
+            ),
+            "In total 405 freshwater ducks were observed [1].",
+        ],
+    )
+    answer, trace = ask(agent, "How many freshwater ducks were observed in total?", "aggregate")
+    assert steps_named(trace, "tool")[-1].endswith("= 405")
+    assert any("names no value of freshwater_ducks IN" in s for s in steps_named(trace, "critic"))
+    assert "405" in answer.text and answer.model_calls == 2
+
+
 def test_a_filter_the_question_names_is_never_dropped(tmp_path: Path) -> None:
     """2018 is asked for: the query that finds no 2018 row is not rerun over every year."""
     agent, _chat = make_agent(

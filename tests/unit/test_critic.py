@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from polyrag.agent.critic import (
+    aggregates_all,
     drop_idle_joins,
     drop_unnamed_filters,
     found_nothing,
@@ -289,3 +290,19 @@ def test_a_row_the_question_names_more_fully_is_taken_instead() -> None:
         ).verdict
         == "accept"
     )
+
+
+def test_a_sum_over_rows_picked_by_numbers_the_question_never_says_loses_that_filter() -> None:
+    question = "What is the sum of col-4 in the first table of Sheet2?"
+    picked = "SELECT SUM(col_4) FROM sheet2 WHERE col_1 IN (1, 2, 3, 4)"
+    assert aggregates_all(picked)
+    assert drop_unnamed_filters(question, picked, numbers_only=True) == (
+        "SELECT SUM(col_4) FROM sheet2",
+        ["col_1 IN (1, 2, 3, 4)"],
+    )
+    # Words may be the model's synonym of the question's, a year its reading of "last year".
+    synonym = "SELECT SUM(v) FROM t WHERE label ILIKE '%net sales%' AND year = 2023"
+    assert drop_unnamed_filters("Total revenue last year?", synonym, numbers_only=True) is None
+    assert not aggregates_all("SELECT label, SUM(v) FROM t WHERE n = 5 GROUP BY label")
+    assert not aggregates_all("SELECT v FROM t WHERE n = 5")
+    assert not aggregates_all("SELEC nonsense (")

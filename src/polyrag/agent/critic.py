@@ -119,11 +119,16 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
     return Review("accept", "the query answered from the rows the question names")
 
 
-def drop_unnamed_filters(question: str, query: str) -> tuple[str, list[str]] | None:
+def drop_unnamed_filters(
+    question: str, query: str, *, numbers_only: bool = False
+) -> tuple[str, list[str]] | None:
     """The query without the WHERE conditions whose values the question never names, and the
     conditions dropped; None when every condition's values are named (or the query does not
     parse). A small model adds filters it reads off the example rows ("col_1 LIKE '2'"); when
-    such a query fails or finds nothing, the question's own filters are all it should keep."""
+    such a query fails or finds nothing, the question's own filters are all it should keep.
+    `numbers_only`: drop only conditions on numbers other than years (a word may be the model's
+    fair synonym of the question's, 'net sales' for revenue, and a year its reading of "last
+    year"; a number it did not read in the question is neither)."""
     tree = _parsed(query)
     if tree is None:
         return None
@@ -137,8 +142,11 @@ def drop_unnamed_filters(question: str, query: str) -> tuple[str, list[str]] | N
         parts = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
         kept = []
         for part in parts:
-            values = [str(v.this) for v in part.find_all(exp.Literal)]
-            if values and not any(_is_named(v, named) for v in values):
+            literals = list(part.find_all(exp.Literal))
+            values = [str(v.this) for v in literals]
+            if numbers_only and not all(_plain_count(v) for v in literals):
+                kept.append(part)
+            elif values and not any(_is_named(v, named) for v in values):
                 dropped.append(part.sql(dialect="duckdb"))
             else:
                 kept.append(part)
@@ -147,6 +155,22 @@ def drop_unnamed_filters(question: str, query: str) -> tuple[str, list[str]] | N
     if not dropped:
         return None
     return tree.sql(dialect="duckdb"), dropped
+
+
+def _plain_count(literal: exp.Literal) -> bool:
+    """A numeric literal that is not a year."""
+    return literal.is_number and not re.fullmatch(r"(?:19|20)\d\d", str(literal.this))
+
+
+def aggregates_all(query: str) -> bool:
+    """Whether the query reduces its rows to one figure (a SUM, COUNT, AVG, MIN or MAX without
+    GROUP BY)."""
+    tree = _parsed(query)
+    return (
+        isinstance(tree, exp.Select)
+        and tree.args.get("group") is None
+        and any(e.find(exp.AggFunc) is not None for e in tree.expressions)
+    )
 
 
 def drop_idle_joins(query: str) -> tuple[str, list[str]] | None:

@@ -811,6 +811,13 @@ class Agent:
         if joins is not None:
             repaired = joins[0]
             notes.append("dropped the join of " + ", ".join(joins[1]) + " (nothing of it is read)")
+        if critic.aggregates_all(repaired):
+            # A sum over rows the model picked by numbers the question never says ("col_1 IN
+            # (1, 2, 3, 4)", read off the example rows) is a sum over fewer rows than asked.
+            unnamed = critic.drop_unnamed_filters(question, repaired, numbers_only=True)
+            if unnamed is not None:
+                repaired = unnamed[0]
+                notes.append("the question names no value of " + "; ".join(unnamed[1]))
         database = context.tables()
         numeric = database.numeric if database else (lambda _table: [])
         summed = critic.summed_not_counted(question, repaired, numeric)
