@@ -106,3 +106,23 @@ def test_a_clause_about_the_sources_or_the_reader_is_no_hop() -> None:
     assert route(analyst, hits(Modality.TEXT, "Revenue")).kind != "multihop"
     hop = "What government position was held by the woman who portrayed Corliss Archer?"
     assert route(hop, hits(Modality.TEXT, "Kiss and Tell")).kind == "multihop"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the FY2019 fixed asset turnover ratio? Fixed asset turnover ratio is defined as: "
+        "FY2019 revenue / (average PP&E between FY2018 and FY2019).",
+        "What is the FY2017 - FY2019 3 year average of capex as a % of revenue?",
+        "What is the 2 year total revenue CAGR from FY2020 to FY2022?",
+    ],
+)
+def test_an_average_or_total_inside_a_formula_is_a_computation(question: str) -> None:
+    statement = hits(Modality.TABLE, "Table 3: Income\nRow 2: Revenue — 2019: 6,489, 2018: 7,500")
+    assert route(question, statement).kind == "compute"
+    # Adding up or averaging a table's rows stays an aggregate.
+    ducks = hits(Modality.TABLE, "| Year | Ducks |\n| --- | --- |\n| 2019 | 120 |")
+    assert route("How many ducks were observed in total from 2019 to 2024?", ducks).kind == (
+        "aggregate"
+    )
+    assert route("What was the average number of ducks per year?", ducks).kind == "aggregate"

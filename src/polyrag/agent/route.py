@@ -24,9 +24,17 @@ _AGGREGATE = re.compile(
 _COMPUTE = re.compile(
     r"\b(?:difference|change[ds]?|increase[ds]?|decrease[ds]?|grow(?:th|n)?|decline[ds]?|ratio|"
     r"percent(?:age)?|per cent|proportion|margin|by how much|how much (?:more|less|higher|"
-    r"lower)|times (?:more|as)|compared (?:to|with)|from (?:19|20)\d\d to (?:19|20)\d\d|"
-    r"between (?:19|20)\d\d and (?:19|20)\d\d|minus|plus|divided by|multiplied by|"
-    r"less (?:total|the|its|their))\b|%",
+    r"lower)|times (?:more|as)|compared (?:to|with)|CAGR|"
+    r"from (?:FY ?)?(?:19|20)\d\d to (?:FY ?)?(?:19|20)\d\d|"
+    r"between (?:FY ?)?(?:19|20)\d\d and (?:FY ?)?(?:19|20)\d\d|"
+    r"minus|plus|divided by|multiplied by|less (?:total|the|its|their))\b|%",
+    re.IGNORECASE,
+)
+# A ratio, a share or a rate of two quantities: an average or total inside it ("revenue /
+# average PP&E between FY2018 and FY2019") is one operand of a formula, not a table's aggregate.
+_FORMULA = re.compile(
+    r"\b(?:ratio|percent(?:age)?|per cent|proportion|margin|rate|turnover|CAGR|"
+    r"(?:is |are )?defined as|define[ds]?)\b|%",
     re.IGNORECASE,
 )
 _COMPARE = re.compile(
@@ -88,6 +96,8 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
     # "the information that is shown in the balance sheet", "an analyst who can only use…":
     # a clause about the sources or the reader frames the request; it names no hop.
     multihop = any(not _FRAMING.search(m.group(0)) for m in _MULTIHOP.finditer(question))
+    if aggregate and compute and _FORMULA.search(question) and (tables or _numbers_in(hits)):
+        return Route("compute", True, "it asks for a formula over numbers the sources hold")
     if aggregate and tables:
         return Route("aggregate", True, "it asks for an aggregate and a table was found")
     if compute and (tables or _numbers_in(hits)):
