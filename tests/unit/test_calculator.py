@@ -45,3 +45,26 @@ def test_averages_may_divide_by_a_small_count() -> None:
 def test_percent_signs_and_currency_are_units_not_operators() -> None:
     assert round(calculate("(4.00% - 3.75%) / 3.75% * 100", [4.0, 3.75]).value, 2) == 6.67
     assert calculate("$1,305 - $1,000", [1305, 1000]).value == 305
+
+
+def test_a_growth_rate_over_years_takes_a_root_of_a_positive_number() -> None:
+    done = calculate("((65984 / 65398) ** (1 / 2) - 1) * 100", [65984, 65398])
+    assert round(done.value, 2) == 0.45
+    with pytest.raises(CalculationError, match="roots of positive numbers"):
+        calculate("(0 - 65398) ** (1 / 2)", [65398])
+    with pytest.raises(CalculationError):
+        calculate("65398 ** 11", [65398])
+
+
+def test_a_number_the_question_gives_may_be_an_operand() -> None:
+    from polyrag.agent.tools.base import ToolContext
+    from polyrag.agent.tools.builtin import ToolError, calculator
+    from polyrag.types import Chunk, Locator
+
+    text = "Accounts payable — 2017: 34,616, 2016: 25,309\nCost of sales — 2017: 111,934"
+    rows = Chunk("c", "s", "/f.pdf", text, Locator())
+    expression = "365 * ((34616 + 25309) / 2) / 111934"
+    with pytest.raises(ToolError, match="365 is not a number of the sources"):
+        calculator(expression, context=ToolContext([rows]))
+    stated = ToolContext([rows], stated=(365.0,))  # "DPO is defined as: 365 * …"
+    assert calculator(expression, context=stated).ok

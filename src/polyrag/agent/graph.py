@@ -78,6 +78,7 @@ from polyrag.agent.tools.sql import TableDatabase
 from polyrag.agent.trace import Trace, now
 from polyrag.answer.evidence import Evidence, label, render
 from polyrag.answer.gate import gate
+from polyrag.answer.numbers import numbers_in_text
 from polyrag.answer.prompts import prompt
 from polyrag.answer.verify import Verdict
 from polyrag.errors import LLMError
@@ -769,6 +770,7 @@ class Agent:
                         *passages,
                         *(replace(e.chunk, text=e.text) for e in evidence if not e.derived),
                     ],
+                    stated=tuple(numbers_in_text(question)),  # "DPO is 365 * …"
                 )
                 expression = decide(
                     self.steps.chat,

@@ -21,12 +21,14 @@ class ToolContext:
     results: list[ToolOutcome] = field(default_factory=list)  # earlier tool results
     tables: Callable[[], TableDatabase | None] = lambda: None  # the question's tables, lazily
     pages: Callable[[str, int], list[Chunk]] = lambda _document, _page: []
+    stated: tuple[float, ...] = ()  # numbers the question itself gives ("365 *" in a formula)
 
     def known_numbers(self) -> list[float]:
-        """Numbers a calculation may use: those of the passages and of earlier results."""
+        """Numbers a calculation may use: those of the passages, of earlier results and of the
+        question's own formula."""
         texts = [chunk.text for chunk in self.passages]
         texts += [r.result for r in self.results if r.ok]
-        return [n for text in texts for n in numbers_in_text(text)]
+        return [n for text in texts for n in numbers_in_text(text)] + list(self.stated)
 
     def chunks_with(self, value: float) -> list[Chunk]:
         """The passages (or earlier results' backing) that state a number."""

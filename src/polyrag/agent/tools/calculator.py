@@ -1,10 +1,11 @@
 """Arithmetic on numbers taken from the evidence: never `eval`, every operand checked.
 
-An expression is parsed by Python's own parser into a tree and only numbers, + − × ÷, powers by
-small whole numbers, parentheses and a few functions (abs, round, min, max) are walked; anything
-else is refused. Each number in it must be a number of the evidence (or of an earlier tool
-result), except the small constants a formula needs (100 for a percentage, a count to average
-by): a model that makes up an operand is caught here, not in the answer.
+An expression is parsed by Python's own parser into a tree and only numbers, + − × ÷, small
+powers (and roots of positive numbers), parentheses and a few functions (abs, round, min, max)
+are walked; anything else is refused. Each number in it must be a number of the evidence (or of
+an earlier tool result, or the question's own), except the small constants a formula needs (100
+for a percentage, a count to average by): a model that makes up an operand is caught here, not
+in the answer.
 """
 
 from __future__ import annotations
@@ -97,8 +98,11 @@ def _evaluate(node: ast.AST, operands: list[float]) -> float:
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left = _evaluate(node.left, operands)
         right = _evaluate(node.right, operands)
-        if isinstance(node.op, ast.Pow) and (abs(right) > 10 or right != int(right)):
-            raise CalculationError("only small whole powers are allowed")
+        # A root of a positive number is a power too (a growth rate over n years: ** (1 / 2)).
+        if isinstance(node.op, ast.Pow) and (
+            abs(right) > 10 or (right != int(right) and left <= 0)
+        ):
+            raise CalculationError("only small powers (and roots of positive numbers) are allowed")
         if isinstance(node.op, ast.Div) and right == 0:
             raise CalculationError("division by zero")
         return _BINARY[type(node.op)](left, right)
