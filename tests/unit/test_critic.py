@@ -303,6 +303,8 @@ def test_a_sum_over_rows_picked_by_numbers_the_question_never_says_loses_that_fi
     # Words may be the model's synonym of the question's, a year its reading of "last year".
     synonym = "SELECT SUM(v) FROM t WHERE label ILIKE '%net sales%' AND year = 2023"
     assert drop_unnamed_filters("Total revenue last year?", synonym, numbers_only=True) is None
+    losses = "SELECT COUNT(*) FROM t WHERE profit < 0"  # "a loss", read as a comparison
+    assert drop_unnamed_filters("How many months had a loss?", losses, numbers_only=True) is None
     assert not aggregates_all("SELECT label, SUM(v) FROM t WHERE n = 5 GROUP BY label")
     assert not aggregates_all("SELECT v FROM t WHERE n = 5")
     assert not aggregates_all("SELEC nonsense (")

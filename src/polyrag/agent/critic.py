@@ -126,9 +126,10 @@ def drop_unnamed_filters(
     conditions dropped; None when every condition's values are named (or the query does not
     parse). A small model adds filters it reads off the example rows ("col_1 LIKE '2'"); when
     such a query fails or finds nothing, the question's own filters are all it should keep.
-    `numbers_only`: drop only conditions on numbers other than years (a word may be the model's
-    fair synonym of the question's, 'net sales' for revenue, and a year its reading of "last
-    year"; a number it did not read in the question is neither)."""
+    `numbers_only`: drop only rows picked by numbers other than years (`col_1 IN (1, 2)`): a word
+    may be the model's fair synonym of the question's ('net sales' for revenue), a year its
+    reading of "last year", a comparison its reading of "a loss"; a value it did not read in the
+    question is none of these."""
     tree = _parsed(query)
     if tree is None:
         return None
@@ -144,7 +145,10 @@ def drop_unnamed_filters(
         for part in parts:
             literals = list(part.find_all(exp.Literal))
             values = [str(v.this) for v in literals]
-            if numbers_only and not all(_plain_count(v) for v in literals):
+            # A comparison ("profit < 0" for "months with a loss") is the model's reading of a
+            # word; only picking rows by value (=, IN) is what it copies off the example rows.
+            picks = isinstance(part, (exp.EQ, exp.In))
+            if numbers_only and not (picks and all(_plain_count(v) for v in literals)):
                 kept.append(part)
             elif values and not any(_is_named(v, named) for v in values):
                 dropped.append(part.sql(dialect="duckdb"))
