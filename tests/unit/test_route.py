@@ -58,8 +58,11 @@ def test_a_total_the_table_states_as_a_row_is_a_lookup() -> None:
         "Row 28: Total current liabilities — 2019: 7,866, 2018: 6,040"
     )
     found = hits(Modality.TABLE, statement)
-    lookup = route("How much total current assets did Nike have at the end of FY2019?", found)
+    lookup = route("How much total current assets did Nike have at the end of 2019?", found)
     assert (lookup.kind, lookup.agent) == ("lookup", False)
+    # Named as a fiscal year, it is a statement figure the agent's code reads off the row.
+    fiscal = route("How much total current assets did Nike have at the end of FY2019?", found)
+    assert (fiscal.kind, fiscal.agent) == ("lookup", True)
     # Adding up is still an aggregate, and arithmetic on stated totals is a computation.
     summed = route("What is the sum of total current assets over 2018 and 2019?", found)
     assert summed.kind == "aggregate"

@@ -49,6 +49,7 @@ from polyrag.agent.grounding import (
     with_bridges,
     with_chain,
     with_coverage,
+    with_figure,
     with_result,
 )
 from polyrag.agent.questions import (
@@ -72,6 +73,7 @@ from polyrag.agent.state import (
 from polyrag.agent.steps import YES_NO, Steps
 from polyrag.agent.tables import question_tables
 from polyrag.agent.terms import ask_about, undefined_term
+from polyrag.agent.tools import statements
 from polyrag.agent.tools.base import ToolContext, ToolOutcome
 from polyrag.agent.tools.registry import Toolbox
 from polyrag.agent.tools.sql import TableDatabase
@@ -83,7 +85,7 @@ from polyrag.answer.prompts import prompt
 from polyrag.answer.verify import Verdict
 from polyrag.errors import LLMError
 from polyrag.index.store.base import Store
-from polyrag.index.tables.base import TableStore
+from polyrag.index.tables.base import SourceTable, TableStore
 from polyrag.types import (
     NEEDS_CLARIFICATION,
     NO_EVIDENCE_FITS,
@@ -387,7 +389,9 @@ class Agent:
         done = {t["tool"] for t in state.get("tools", []) if t.get("accepted")}
         aside = set(state.get("set_aside", []))
         tool = ""
-        if kind == "aggregate" and "sql" not in done | aside and self._has_tables(run, hits):
+        if "statement" not in done | aside and statements.plan(state["question"]) is not None:
+            tool = "statement"  # a statement's figure or a standard ratio: code reads the rows
+        elif kind == "aggregate" and "sql" not in done | aside and self._has_tables(run, hits):
             tool = "sql"
         elif kind in ("compute", "aggregate") and "calculator" not in done | aside:
             if not done and not state.get("nothing_found"):
@@ -507,6 +511,7 @@ class Agent:
         repeated = "hits" not in found and any(
             t["tool"] == last.tool and t["arguments"] == last.arguments for t in tools[:-1]
         )
+        repeated = repeated or last.tool == "statement"  # code: it would fail the same way
         if retries_left and not repeated and self._calls_left(run, 2):
             return {"failures": failures, "feedback": feedback, "next": "tool", **found}
         aside.append(last.tool)
@@ -612,7 +617,16 @@ class Agent:
             standalone=question,
             thread=run.thread,
         )
-        if state.get("kind") in ("compute", "aggregate"):
+        figure = with_figure(answer, evidence)
+        if figure is not answer:
+            run.trace.add(
+                "result",
+                "the reply did not state the figure code read from the statements: code wrote "
+                "the answer",
+                {"answer": figure.text, "was": answer.text},
+            )
+            answer = replace(figure, steps=tuple(run.trace.steps))
+        elif state.get("kind") in ("compute", "aggregate"):
             stated = with_result(answer, evidence, question)
             if stated is not answer:
                 run.trace.add(
@@ -745,6 +759,13 @@ class Agent:
             pages=lambda document, page: self._page(hits, document, page),
         )
         try:
+            if tool == "statement":
+                sources = list(dict.fromkeys(hit.chunk.source_id for hit in hits))
+                tables = self.table_store.tables(sources[:_STATEMENT_SOURCES])
+                read: dict[str, list[Chunk]] = {}
+                return statements.run(
+                    question, tables, context, lambda table: self._page_text(table, read)
+                )
             if tool == "sql":
                 database = self._database(run, hits)
                 schema = database.schema() if database is not None else "(none)"
@@ -892,6 +913,17 @@ class Agent:
                 return [c for c in chunks if c.locator.page == page]
         return []
 
+    def _page_text(self, table: SourceTable, read: dict[str, list[Chunk]]) -> str:
+        """The text of the page a table sits on (its unit is often said only there); `read`
+        keeps the chunks of the sources already read."""
+        page = table.table.locator.page
+        if page is None:
+            return ""
+        if table.source_id not in read:
+            read[table.source_id] = self.store.chunks_of(table.source_id)
+        chunks = read[table.source_id]
+        return "\n".join(chunk.text for chunk in chunks if chunk.locator.page == page)
+
     def _user_tools(self) -> bool:
         return any(name not in _BUILTIN for name in self.toolbox.names())
 
@@ -901,6 +933,7 @@ class Agent:
 
 
 _BUILTIN = frozenset({"sql", "calculator", "date_difference", "read_page"})
+_STATEMENT_SOURCES = 3  # the filings a statement figure is looked for in, best found first
 
 
 def _next(state: AgentState) -> str:

@@ -16,6 +16,7 @@ from polyrag.answer.numbers import numbers_in_text, parse_number
 from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, Answer, Chunk, Citation, Modality
 
 _CALC = "Calculation:"
+_FIGURE = "Computed by code from the statements:"
 
 
 def derived(outcome: ToolOutcome) -> Evidence:
@@ -26,6 +27,8 @@ def derived(outcome: ToolOutcome) -> Evidence:
         )
     elif outcome.tool == "calculator":
         text = f"{_CALC} {outcome.formula}"
+    elif outcome.tool == "statement":
+        text = f"{_FIGURE} {outcome.result}"
     else:
         text = f"Result of {outcome.tool}: {outcome.result}"
     chunk = Chunk(
@@ -164,6 +167,34 @@ def with_result(answer: Answer, evidence: Sequence[Evidence], question: str) -> 
         answer,
         text=text,
         citations=tuple(cited),
+        partial=False,
+        refused=False,
+        refusal_reason=None,
+    )
+
+
+def with_figure(answer: Answer, evidence: Sequence[Evidence]) -> Answer:
+    """A reply to a question about a statement figure states the figure code read or computed
+    (`tools/statements.py`). When the model wrote another number, or none, or its reply was
+    withdrawn, code writes the answer: the figure, how it was computed and the rows cited."""
+    if answer.refused and answer.refusal_reason not in (NOT_SUPPORTED, NO_ANSWER_FOUND):
+        return answer
+    figures = [item for item in evidence if item.derived and item.text.startswith(_FIGURE)]
+    if not figures:
+        return answer
+    item = figures[-1]
+    lines = item.text[len(_FIGURE) :].strip().split("\n")
+    value = next(iter(numbers_in_text(lines[0].rpartition(":")[2])), None)
+    if value is None:
+        return answer
+    stated = [] if answer.refused else numbers_in_text(answer.text)
+    if any(abs(abs(n) - abs(value)) <= max(0.01 * abs(value), 0.005) for n in stated):
+        return answer
+    said = lines[0] + (f", {lines[1]}" if len(lines) > 2 else "")
+    return replace(
+        answer,
+        text=f"{said} [{item.n}].",
+        citations=tuple(Citation(item.n, chunk) for chunk in item.backing),
         partial=False,
         refused=False,
         refusal_reason=None,

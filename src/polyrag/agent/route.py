@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from polyrag.agent.tools.statements import plan as statement_plan
 from polyrag.chunk.figures import read_row_sentence
 from polyrag.types import Hit, Modality
 
@@ -84,6 +85,13 @@ RESUMED = Route("lookup", True, "a reply to the agent's question")
 
 def route(question: str, hits: Sequence[Hit]) -> Route:
     """The cheap decision: what the question needs and whether the agent should answer it."""
+    figure = statement_plan(question)
+    if figure is not None:  # the agent's statement tool reads the rows and computes
+        return Route(
+            "compute" if figure.computed else "lookup",
+            True,
+            "it asks for a financial statement figure or a standard ratio",
+        )
     tables = any(hit.chunk.modality in _TABLE_LIKE for hit in hits[:6])
     # "How much total assets…" asks for a row a statement already has ("Total assets"): that
     # is a lookup, unless the question also asks to add something up.

@@ -135,6 +135,12 @@ class CitedCells:
         )
 
 
+def cited_rows(source: SourceTable, indices: Sequence[int]) -> Chunk:
+    """Data rows of a table (0-based) as evidence: the header and those rows, where they sit."""
+    rows = tuple(source.table.row_number(index) for index in indices)
+    return CitedCells(SqlTable(source.table.name, source, ()), rows, ()).chunk()
+
+
 @dataclass(frozen=True)
 class SqlResult:
     query: str

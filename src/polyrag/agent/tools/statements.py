@@ -1,0 +1,770 @@
+"""Standard figures and ratios of a financial filing, looked up and computed by code.
+
+"What is the FY2019 fixed asset turnover ratio for Activision Blizzard?" needs three numbers
+from two statements (revenue for 2019, net PP&E at the end of 2018 and 2019) and one formula
+every analyst knows. The local model copies the wrong row or the wrong year about as often as
+the right one (FinanceBench: a fifth of such questions right), while the rows themselves are
+in the filing's tables with their labels and year columns. So for the line items and ratios
+below, code reads the question (which figure, which fiscal years, a three-year average, a
+growth rate, the unit and the rounding asked for), finds each line item in the statement that
+reports it (a row label from a short list of the names filings use, in a column headed by the
+year), and writes the calculation for the calculator, which checks every operand against the
+rows it cites. A figure it cannot find is never guessed: the question then goes on to the
+model's own calculation.
+
+Only questions that name a fiscal year ("FY2019", "fiscal 2019") are read here; the formulas
+are the textbook ones, which is also how the questions that define them spell them out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from polyrag.agent.tools.base import ToolContext, ToolOutcome
+from polyrag.agent.tools.calculator import CalculationError, calculate
+from polyrag.agent.tools.sql import cited_rows
+from polyrag.answer.numbers import parse_number, show
+from polyrag.index.tables.base import SourceTable
+from polyrag.types import Chunk, Table
+
+__all__ = ["Found", "Plan", "plan", "run"]
+
+BALANCE, INCOME, CASH = "balance sheet", "income statement", "cash flow statement"
+# A statement's title as filings write it (letters only, lower case: "Balance Shee t" is read).
+_STATEMENT_TITLES = {
+    BALANCE: re.compile(r"balancesheet|financialposition|financialcondition"),
+    INCOME: re.compile(
+        r"statementsof(?:consolidated)?(?:operations|income|earnings)|"
+        r"(?:income|operations|earnings)statements?|statementof(?:operations|income|earnings)"
+    ),
+    CASH: re.compile(r"cashflows?"),
+}
+
+
+@dataclass(frozen=True)
+class Item:
+    """A line item: the names its row goes by (best first) and the statement that reports it."""
+
+    key: str
+    name: str  # as a person says it
+    statement: str
+    labels: tuple[re.Pattern[str], ...]
+    magnitude: bool = False  # reported as an outflow, "(1,577)": its size is the figure
+
+
+def _labels(*patterns: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(rf"^(?:{p})$") for p in patterns)
+
+
+_NET_STATED = r"(?:,? net| — net|, net of [^$]*)"
+_NET = _NET_STATED + "?"
+ITEMS = {
+    item.key: item
+    for item in (
+        Item(
+            "revenue",
+            "revenue",
+            INCOME,
+            _labels(
+                r"total (?:net )?revenues?",
+                r"total net sales(?: and revenues?)?",
+                r"(?:net )?revenues?(?:, net)?",
+                r"net sales(?: and revenues?)?",
+                r"total (?:net )?sales",
+                r"(?:total )?(?:net )?operating revenues?",
+                r"sales",
+            ),
+        ),
+        Item(
+            "cogs",
+            "cost of goods sold",
+            INCOME,
+            _labels(
+                r"total cost of (?:revenues?|sales)",
+                r"cost of (?:goods sold|sales|revenues?|products sold|merchandise sold)"
+                r"(?: \([^)]*\))?",
+                r"cost of sales, (?:including|excluding) [^$]*",
+            ),
+        ),
+        Item(
+            "operating_income",
+            "operating income",
+            INCOME,
+            _labels(
+                r"(?:total )?operating income(?: \(loss\))?",
+                r"income(?: \(loss\))? from operations",
+                r"operating (?:profit|earnings)(?: \(loss\))?",
+                r"earnings from operations",
+            ),
+        ),
+        Item(
+            "net_income",
+            "net income",
+            INCOME,
+            _labels(
+                r"net (?:income|earnings)(?: \(loss\))? attributable to (?!non)"
+                r"(?!.*noncontrolling)[^$]+",
+                r"net (?:income|earnings)(?: \(loss\))?",
+            ),
+        ),
+        Item(
+            "da",
+            "depreciation and amortization",
+            CASH,
+            _labels(
+                r"depreciation(?:,| and) (?:depletion and )?amortization(?: [^$]*)?",
+                r"depreciation(?: expense)?",
+            ),
+        ),
+        Item(
+            "capex",
+            "capital expenditure",
+            CASH,
+            _labels(
+                r"(?:purchases?|acquisitions?|additions?|payments?|expenditures?) (?:of|for|to) "
+                r"property(?:,| and) (?:plant )?(?:and )?equipment[^$]*",
+                r"capital expenditures?[^$]*",
+                r"purchases? of (?:property|fixed assets|premises)[^$]*",
+            ),
+            magnitude=True,
+        ),
+        Item(
+            "cfo",
+            "cash from operations",
+            CASH,
+            _labels(
+                r"net cash (?:provided by|from|generated (?:by|from)|provided by \(used in\)|"
+                r"\(used in\) provided by|provided from) operating activities",
+                r"(?:net )?cash (?:provided by|from|generated by) operations",
+                r"cash provided by operating activities",
+            ),
+        ),
+        Item(
+            "dividends",
+            "cash dividends paid",
+            CASH,
+            _labels(
+                r"(?:cash )?dividends paid(?: to [^$]+)?",
+                r"payments? (?:of|for) (?:cash )?dividends[^$]*",
+                r"(?:common )?(?:stock )?cash dividends[^$]*",
+                r"dividends(?: on common stock)?",
+            ),
+            magnitude=True,
+        ),
+        Item(
+            "inventory",
+            "inventories",
+            BALANCE,
+            _labels(
+                r"total inventor(?:y|ies)",
+                r"(?:merchandise )?inventor(?:y|ies)" + _NET,
+            ),
+        ),
+        Item(
+            "receivables",
+            "accounts receivable",
+            BALANCE,
+            _labels(
+                r"(?:trade )?(?:accounts )?receivables?" + _NET,
+                r"accounts receivable[^$]*",
+            ),
+        ),
+        Item("payables", "accounts payable", BALANCE, _labels(r"(?:trade )?accounts payable")),
+        Item("total_assets", "total assets", BALANCE, _labels(r"total assets")),
+        Item("current_assets", "total current assets", BALANCE, _labels(r"total current assets")),
+        Item(
+            "current_liabilities",
+            "total current liabilities",
+            BALANCE,
+            _labels(r"total current liabilities"),
+        ),
+        Item(
+            "ppe",
+            "net PP&E",
+            BALANCE,
+            _labels(
+                r"(?:total )?property,? plant,? (?:and )?equipment(?: and [^$]*)?" + _NET_STATED,
+                r"(?:total )?property and equipment" + _NET_STATED,
+                r"net property,? plant,? and equipment",
+                r"net property and equipment",
+            ),
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A figure a question may ask for: how it is named, and its formula over line items.
+
+    In `formula`, `{revenue}` is an item in the year asked about, `{ppe-1}` a year before, and
+    `{avg ppe}` the average of the year's and the year before's (as "average PP&E between
+    FY2018 and FY2019" is)."""
+
+    key: str
+    names: re.Pattern[str]
+    formula: str
+    unit: str  # "amount", "ratio", "percent" or "days"
+
+
+def _names(pattern: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w&])(?:{pattern})(?![\w&])", re.IGNORECASE)
+
+
+_DPO = "365 * {avg payables} / ({cogs} + {inventory} - {inventory-1})"
+_DIO = "365 * {avg inventory} / {cogs}"
+_DSO = "365 * {avg receivables} / {revenue}"
+# Most specific first: "fixed asset turnover" before "asset turnover", ratios before items.
+METRICS = (
+    Metric("ccc", _names(r"cash conversion cycle|CCC"), f"{_DIO} + {_DSO} - {_DPO}", "days"),
+    Metric("dpo", _names(r"days payables? outstanding|DPO"), _DPO, "days"),
+    Metric("dio", _names(r"days inventory outstanding|DIO"), _DIO, "days"),
+    Metric("dso", _names(r"days sales outstanding|DSO"), _DSO, "days"),
+    Metric(
+        "fixed_asset_turnover", _names(r"fixed asset turnover"), "{revenue} / {avg ppe}", "ratio"
+    ),
+    Metric(
+        "inventory_turnover", _names(r"inventory turnover"), "{cogs} / {avg inventory}", "ratio"
+    ),
+    Metric(
+        "asset_turnover",
+        _names(r"(?:total )?asset turnover"),
+        "{revenue} / {avg total_assets}",
+        "ratio",
+    ),
+    Metric(
+        "operating_cash_flow_ratio",
+        _names(r"operating cash flow ratio"),
+        "{cfo} / {current_liabilities}",
+        "ratio",
+    ),
+    Metric(
+        "retention_ratio",
+        _names(r"retention ratio"),
+        "({net_income} - {dividends}) / {net_income}",
+        "ratio",
+    ),
+    Metric(
+        "payout_ratio",
+        _names(r"(?:dividend )?payout ratio"),
+        "{dividends} / {net_income}",
+        "ratio",
+    ),
+    Metric(
+        "current_ratio",
+        _names(r"working capital ratio|current ratio"),
+        "{current_assets} / {current_liabilities}",
+        "ratio",
+    ),
+    Metric(
+        "working_capital",
+        _names(r"(?:net )?working capital"),
+        "{current_assets} - {current_liabilities}",
+        "amount",
+    ),
+    Metric(
+        "capex_share",
+        _names(r"(?:capex|capital expenditures?) as an? % of (?:total )?revenues?"),
+        "{capex} / {revenue} * 100",
+        "percent",
+    ),
+    Metric(
+        "cogs_share",
+        _names(r"(?:cogs|cost of goods sold|cost of sales) as an? % of (?:total )?revenues?"),
+        "{cogs} / {revenue} * 100",
+        "percent",
+    ),
+    Metric(
+        "ebitda_margin",
+        _names(r"(?:unadjusted )?EBITDA (?:% )?margin"),
+        "({operating_income} + {da}) / {revenue} * 100",
+        "percent",
+    ),
+    Metric(
+        "operating_margin",
+        _names(r"(?:unadjusted )?operating (?:income )?(?:% )?margin"),
+        "{operating_income} / {revenue} * 100",
+        "percent",
+    ),
+    Metric(
+        "gross_margin",
+        _names(r"gross (?:profit )?(?:% )?margin"),
+        "({revenue} - {cogs}) / {revenue} * 100",
+        "percent",
+    ),
+    Metric(
+        "net_margin",
+        _names(r"net (?:profit|income) (?:% )?margin"),
+        "{net_income} / {revenue} * 100",
+        "percent",
+    ),
+    Metric(
+        "return_on_assets",
+        _names(r"return on (?:total )?assets|ROA"),
+        "{net_income} / {avg total_assets} * 100",
+        "percent",
+    ),
+    Metric("free_cash_flow", _names(r"free cash flows?|FCF"), "{cfo} - {capex}", "amount"),
+    Metric("capex", _names(r"capital expenditures?|capex"), "{capex}", "amount"),
+    Metric(
+        "ppe",
+        _names(r"net (?:PP&?N?E|property,? plant,? and equipment)"),
+        "{ppe}",
+        "amount",
+    ),
+    Metric(
+        "net_income",
+        _names(r"net (?:income|earnings|profit)(?: attributable to [\w\s]*shareholders)?"),
+        "{net_income}",
+        "amount",
+    ),
+    Metric("dividends", _names(r"(?:cash )?dividends(?: paid)?"), "{dividends}", "amount"),
+    Metric(
+        "cfo",
+        _names(
+            r"cash flows? (?:from|provided by) operating activities|"
+            r"operating cash flows?|cash from operations"
+        ),
+        "{cfo}",
+        "amount",
+    ),
+    Metric("current_assets", _names(r"total current assets"), "{current_assets}", "amount"),
+    Metric(
+        "current_liabilities",
+        _names(r"total current liabilities"),
+        "{current_liabilities}",
+        "amount",
+    ),
+    Metric("total_assets", _names(r"total assets"), "{total_assets}", "amount"),
+    Metric("payables", _names(r"accounts payable"), "{payables}", "amount"),
+    Metric(
+        "inventory", _names(r"(?:total )?(?:amount of )?inventor(?:y|ies)"), "{inventory}", "amount"
+    ),
+    Metric("cogs", _names(r"COGS|cost of goods sold|cost of sales"), "{cogs}", "amount"),
+    Metric(
+        "operating_income",
+        _names(r"(?:unadjusted )?operating income"),
+        "{operating_income}",
+        "amount",
+    ),
+    Metric(
+        "revenue",
+        _names(r"(?:total )?(?:net )?revenues?|(?:total )?net sales"),
+        "{revenue}",
+        "amount",
+    ),
+)
+_GROWABLE = ("revenue", "net_income", "operating_income", "cogs", "capex", "total_assets")
+
+_FY = r"(?:FY\s?|fiscal (?:year )?)((?:19|20)\d\d)"
+_YEAR = re.compile(_FY, re.IGNORECASE)
+_SPAN = re.compile(rf"(?:from |between )?{_FY}\s*(?:-|–|to|and|through)\s*{_FY}", re.IGNORECASE)
+_AVERAGE = re.compile(r"\b(?:two|three|four|five|[2-5])[ -]year average\b", re.IGNORECASE)
+_GROWTH = re.compile(
+    r"\b(?:growth rate|growth|year-over-year change|change|increase|decrease)\b",
+    re.IGNORECASE,
+)
+_CAGR = re.compile(r"\bCAGR\b|compound(?:ed)? annual growth", re.IGNORECASE)
+_PERCENT = re.compile(r"%|percent", re.IGNORECASE)
+_DECIMALS = re.compile(r"\b(one|two|three|1|2|3) decimal places?\b", re.IGNORECASE)
+_BILLIONS = re.compile(r"\b(?:USD|US\$|\$|in) ?billions?\b|\bbillions of\b", re.IGNORECASE)
+_MILLIONS = re.compile(r"\b(?:USD|US\$|\$|in) ?millions?\b|\bmillions of\b", re.IGNORECASE)
+# How a span's definitions name the years inside a formula ("average PP&E between FY2018 and
+# FY2019"): they are the metric's own, not a range to average over.
+_DEFINED = re.compile(r"\b(?:is |are )?defined as\b|\bdefine\b", re.IGNORECASE)
+# A yes-or-no question ("Does Adobe have an improving operating margin profile?") or one after
+# a reason asks for a judgement in words, not for the figure.
+_NOT_A_FIGURE = re.compile(
+    r"^\W*(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)\b|"
+    r"\bwhat (?:drove|drives|caused|explains)\b|\bwhy\b",
+    re.IGNORECASE,
+)
+_WORD_DECIMALS = {"one": 1, "two": 2, "three": 3}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a question asks for: a metric, for which fiscal years, how to show it."""
+
+    metric: Metric
+    years: tuple[int, ...]  # averaged when more than one
+    growth_from: int | None = None  # a growth rate (or CAGR) from this year to years[-1]
+    cagr: bool = False
+    unit: str | None = None  # "millions" or "billions", as the question asks
+    decimals: int | None = None
+
+    @property
+    def computed(self) -> bool:
+        """Whether a formula is worked (not one row read off a statement)."""
+        single = _SLOT.fullmatch(self.metric.formula) is not None
+        return not single or self.growth_from is not None or len(self.years) > 1
+
+    def describe(self) -> str:
+        """What is computed, as a person says it: "fixed asset turnover ratio for FY2019"."""
+        name = _TITLES.get(self.metric.key, self.metric.key.replace("_", " "))
+        first, last = self.years[0], self.years[-1]
+        if self.growth_from is not None:
+            kind = "compound annual growth" if self.cagr else "growth"
+            return f"{name} {kind} from FY{self.growth_from} to FY{last}"
+        if len(self.years) > 1:
+            return f"{name} averaged over FY{first}–FY{last}"
+        return f"{name} for FY{last}"
+
+
+_TITLES = {
+    "ccc": "cash conversion cycle",
+    "dpo": "days payable outstanding",
+    "dio": "days inventory outstanding",
+    "dso": "days sales outstanding",
+    "fixed_asset_turnover": "fixed asset turnover ratio",
+    "inventory_turnover": "inventory turnover ratio",
+    "asset_turnover": "asset turnover ratio",
+    "current_ratio": "working capital (current) ratio",
+    "capex_share": "capital expenditure as a % of revenue",
+    "cogs_share": "cost of goods sold as a % of revenue",
+    "ebitda_margin": "EBITDA margin",
+    "net_margin": "net profit margin",
+    "capex": "capital expenditure",
+    "ppe": "net PP&E",
+    "cfo": "cash from operating activities",
+    "cogs": "cost of goods sold",
+    "payables": "accounts payable",
+    "current_assets": "total current assets",
+    "current_liabilities": "total current liabilities",
+    "dividends": "cash dividends paid",
+    "inventory": "inventories",
+}
+
+
+def plan(question: str) -> Plan | None:
+    """The metric and years a question asks for, or None when it names no fiscal year or no
+    figure this module knows."""
+    if _NOT_A_FIGURE.search(question):
+        return None
+    asked = _DEFINED.split(question, maxsplit=1)[0]
+    years = [int(y) for y in _YEAR.findall(asked)]
+    if not years:
+        return None
+    metric = next((m for m in METRICS if m.names.search(asked)), None)
+    if metric is None:
+        return None
+    span = _SPAN.search(asked)
+    first, last = (int(span.group(1)), int(span.group(2))) if span else (years[0], years[-1])
+    if first > last:
+        first, last = last, first
+    growth_from = None
+    cagr = bool(_CAGR.search(asked))
+    if cagr or (_GROWTH.search(asked) and metric.unit == "amount" and span):
+        if metric.key not in _GROWABLE or first == last:
+            return None
+        growth_from = first
+        chosen: tuple[int, ...] = (last,)
+    elif _AVERAGE.search(asked) and span:
+        chosen = tuple(range(first, last + 1))
+    else:
+        chosen = (years[-1] if not span else last,)
+    if metric.unit == "amount" and growth_from is None and _GROWTH.search(asked):
+        return None  # "the change in inventories": not the figure itself
+    decimals = _DECIMALS.search(question)
+    unit = "billions" if _BILLIONS.search(question) else None
+    if unit is None and _MILLIONS.search(question):
+        unit = "millions"
+    return Plan(
+        metric,
+        chosen,
+        growth_from,
+        cagr,
+        unit,
+        _decimals(decimals.group(1)) if decimals else None,
+    )
+
+
+def _decimals(word: str) -> int:
+    return int(word) if word.isdigit() else _WORD_DECIMALS[word.lower()]
+
+
+@dataclass(frozen=True)
+class Found:
+    """One line item's figure for one year: the row and the table it was read from."""
+
+    item: Item
+    year: int
+    value: float
+    label: str
+    table: SourceTable
+    row: int  # 0-based data row
+    scale: float  # the table's unit in millions (0.001 for thousands); 0 until known
+
+
+def run(
+    question: str,
+    tables: Sequence[SourceTable],
+    context: ToolContext,
+    page_text: Callable[[SourceTable], str] = lambda _table: "",
+) -> ToolOutcome:
+    """The figure a question asks for, computed from the statements among `tables` (all of
+    one filing's tables, or of several filings: each is tried in turn); a failed outcome says
+    which line item or year is missing. `page_text` gives the text of the page a table is on
+    (where a statement says "(In thousands)" when its title does not)."""
+    asked = plan(question)
+    if asked is None:
+        return ToolOutcome("statement", {}, False, error="no standard figure or fiscal year")
+    arguments: dict[str, Any] = {"metric": asked.metric.key, "years": list(asked.years)}
+    if asked.growth_from is not None:
+        arguments["from"] = asked.growth_from
+    by_source: dict[str, list[SourceTable]] = {}
+    for table in tables:
+        by_source.setdefault(table.source_id, []).append(table)
+    error = "no tables"
+    for source_tables in by_source.values():
+        try:
+            return _compute(asked, source_tables, arguments, context, page_text)
+        except _Missing as missing:
+            error = str(missing)
+    return ToolOutcome("statement", arguments, False, error=error)
+
+
+class _Missing(Exception):
+    pass
+
+
+_SLOT = re.compile(r"\{(avg )?(\w+?)(-\d)?\}")
+
+
+def _compute(
+    asked: Plan,
+    tables: Sequence[SourceTable],
+    arguments: dict[str, Any],
+    context: ToolContext,
+    page_text: Callable[[SourceTable], str],
+) -> ToolOutcome:
+    found: dict[tuple[str, int], Found] = {}
+
+    def figure(key: str, year: int) -> str:
+        if (key, year) not in found:
+            found[(key, year)] = _look_up(ITEMS[key], year, tables, page_text)
+        value = found[(key, year)]
+        return _literal(value.value)
+
+    def for_year(year: int) -> str:
+        def slot(match: re.Match[str]) -> str:
+            average, key, back = match.group(1), match.group(2), match.group(3)
+            at = year + int(back or 0)
+            if average:
+                return f"(({figure(key, at)} + {figure(key, at - 1)}) / 2)"
+            return figure(key, at)
+
+        return _SLOT.sub(slot, asked.metric.formula)
+
+    last = asked.years[-1]
+    if asked.growth_from is not None:
+        now, then = f"({for_year(last)})", f"({for_year(asked.growth_from)})"
+        if asked.cagr:
+            span = last - asked.growth_from
+            expression = f"(({now} / {then}) ** (1 / {span}) - 1) * 100"
+        else:
+            expression = f"({now} - {then}) / {then} * 100"
+        unit = "percent"
+    else:
+        each = [for_year(year) for year in asked.years]
+        expression = each[0] if len(each) == 1 else f"({' + '.join(each)}) / {len(each)}"
+        unit = asked.metric.unit
+    scales = {f.scale for f in found.values()}
+    if len(scales) > 1:
+        raise _Missing("the statements give their figures in different units")
+    scale = scales.pop()
+    shown_in = _unit_name(scale)
+    if unit == "amount":
+        target = asked.unit or shown_in
+        factor = scale / _MILLIONS_IN[target]
+        if factor != 1:
+            expression = (
+                f"({expression}) * {_literal(factor)}"
+                if factor > 1
+                else (f"({expression}) / {_literal(1 / factor)}")
+            )
+        shown_in = target
+    backing = tuple(_cited(found.values()))
+    known = [*context.known_numbers(), *_CONSTANTS, *(f.value for f in found.values())]
+    known += [abs(f.value) for f in found.values()]
+    try:
+        done = calculate(expression, known)
+    except CalculationError as error:
+        raise _Missing(str(error)) from None
+    decimals = asked.decimals
+    if decimals is None:
+        decimals = {"ratio": 2, "percent": 1, "days": 2}.get(unit, 2)
+    value = round(done.value, decimals)
+    shown = f"{value:,.{decimals}f}" if unit != "amount" or value != int(value) else f"{value:,.0f}"
+    if unit == "percent":
+        shown += "%"
+    elif unit == "amount":
+        shown = f"{shown} (USD {shown_in})"
+    elif unit == "days":
+        shown += " days"
+    lines = [f"{asked.describe()[0].upper()}{asked.describe()[1:]}: {shown}"]
+    worked = re.search(r"[−+×÷^]", done.formula) is not None
+    if worked:
+        lines.append(f"computed as {done.formula}")
+    rows = "; ".join(
+        f"{f.label}, FY{f.year}: {show(f.value)} ({_where(f.table)})"
+        for f in sorted(found.values(), key=lambda f: (f.item.key, f.year))
+    )
+    lines.append(f"read from {rows}")
+    result = "\n".join(lines)
+    return ToolOutcome(
+        "statement",
+        arguments,
+        True,
+        result=result,
+        backing=backing,
+        formula=done.formula if worked else "",
+    )
+
+
+_CONSTANTS = (365.0,)  # the days of a year, in the formulas of days outstanding
+_MILLIONS_IN = {"thousands": 0.001, "millions": 1.0, "billions": 1000.0}
+
+
+def _unit_name(scale: float) -> str:
+    return next(name for name, value in _MILLIONS_IN.items() if value == scale)
+
+
+def _where(source_table: SourceTable) -> str:
+    table = source_table.table
+    page = table.locator.page
+    return f"{table.name}, page {page}" if page else table.name
+
+
+def _literal(value: float) -> str:
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _look_up(
+    item: Item,
+    year: int,
+    tables: Sequence[SourceTable],
+    page_text: Callable[[SourceTable], str],
+) -> Found:
+    """The item's figure for `year`, from a table of the statement that reports it (titled as
+    one, else holding that statement's hallmark rows); the best-named row first. A table of
+    anything else (a segment's revenue, discontinued operations) is never read."""
+    best: tuple[tuple[int, int, int], Found] | None = None
+    for source_table in tables:
+        table = source_table.table
+        kind = _statement_kind(source_table, item.statement)
+        if kind is None:
+            continue
+        column = _year_column(table.header, table.rows, year)
+        if column is None:
+            continue
+        for index, row in enumerate(table.rows):
+            label = _label(row[0]) if row else ""
+            rank = next((i for i, p in enumerate(item.labels) if p.match(label)), None)
+            if rank is None or column >= len(row):
+                continue
+            value = parse_number(row[column])
+            if value is None:
+                continue
+            if item.magnitude:
+                value = abs(value)
+            score = (kind, rank, index)
+            if best is None or score < best[0]:
+                best = (score, Found(item, year, value, row[0].strip(), source_table, index, 0))
+    if best is None:
+        raise _Missing(f"no row for {item.name} in FY{year} in the {item.statement}")
+    found = best[1]
+    return replace(found, scale=_scale(found.table.table, page_text(found.table)))
+
+    if best is None:
+        raise _Missing(f"no row for {item.name} in FY{year} in the {item.statement}")
+    return best[1]
+
+
+# Rows only a statement of that kind has: a table without a title is read as the statement
+# when it holds one of them.
+_HALLMARKS = {
+    BALANCE: re.compile(r"^total (?:current )?(?:assets|liabilities)\b"),
+    INCOME: re.compile(
+        r"^(?:net (?:income|earnings)(?: \(loss\))?(?: attributable to [^$]*)?|"
+        r"(?:basic|diluted)(?: net)? (?:income|earnings) per (?:common )?share[^$]*)$"
+    ),
+    CASH: re.compile(r"^net cash [^$]*(?:operating|investing|financing) activities"),
+}
+
+
+def _statement_kind(source_table: SourceTable, statement: str) -> int | None:
+    """0 when the table is titled as `statement`, 1 when it has its hallmark rows, else None."""
+    table = source_table.table
+    text = re.sub(r"[^a-z]", "", " ".join([table.title, *table.header[:1]]).lower())
+    titled = [name for name, pattern in _STATEMENT_TITLES.items() if pattern.search(text)]
+    if titled:
+        return 0 if statement in titled else None
+    hallmark = _HALLMARKS[statement]
+    if any(hallmark.match(_label(row[0])) for row in table.rows if row):
+        return 1
+    return None
+
+
+def _label(cell: str) -> str:
+    """A row label as the patterns read it: lower case, one space, no note marks or colon."""
+    text = re.sub(r"\((?:note|see note)[^)]*\)|\(\d\)|\[\d\]|[*†‡]", "", cell, flags=re.I)
+    text = text.replace("’", "'").replace("&", " and ")
+    return " ".join(text.lower().split()).strip(" :")
+
+
+_YEAR_CELL = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_NOT_A_PERIOD = re.compile(r"%|change|vs\.?|versus|variance", re.IGNORECASE)
+
+
+def _year_column(header: Sequence[str], rows: Sequence[Sequence[str]], year: int) -> int | None:
+    """The column of a year's figures: headed by the year (or by a date in it); the first
+    rows are read too, where a table's years sit under its header."""
+    for cells in [header, *rows[:2]]:
+        for index, cell in enumerate(cells):
+            if index == 0 or _NOT_A_PERIOD.search(cell):
+                continue
+            years = _YEAR_CELL.findall(cell)
+            if len(years) == 1 and int(years[0]) == year:
+                return index
+    return None
+
+
+_UNITS = (
+    (re.compile(r"\bthousands?\b|\(000s?\)|\$000", re.IGNORECASE), 0.001),
+    (re.compile(r"\bbillions?\b", re.IGNORECASE), 1000.0),
+    (re.compile(r"\bmillions?\b", re.IGNORECASE), 1.0),
+)
+
+
+def _scale(table: Table, page: str) -> float:
+    """The unit a table's figures are in, in millions: as its title or first header cell says,
+    else as its page says ("(In thousands, except per share data)"); millions when neither
+    does."""
+    text = " ".join([table.title, *table.header[:1]])
+    for pattern, scale in _UNITS:
+        if pattern.search(text):
+            return scale
+    stated = _PAGE_UNIT.search(page)
+    if stated:
+        return next(scale for pattern, scale in _UNITS if pattern.search(stated.group(1)))
+    return 1.0
+
+
+_PAGE_UNIT = re.compile(
+    r"\b(?:in|amounts in|dollars in|expressed in)\s+(thousands|millions|billions)\b",
+    re.IGNORECASE,
+)
+
+
+def _cited(found: Iterable[Found]) -> list[Chunk]:
+    """The rows the figures were read from, as evidence: each table's header and those rows."""
+    rows: dict[str, tuple[SourceTable, set[int]]] = {}
+    for item in found:
+        key = f"{item.table.source_id}#{item.table.table.name}"
+        rows.setdefault(key, (item.table, set()))[1].add(item.row)
+    return [cited_rows(table, sorted(indices)) for table, indices in rows.values()]

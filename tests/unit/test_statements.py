@@ -1,0 +1,249 @@
+"""Statement figures and standard ratios read and computed by code: which figure and years a
+question asks for, the row of the statement that reports each line item, the unit, and an
+answer that states the figure with the rows cited."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from polyrag.agent.answers import Request
+from polyrag.agent.graph import Agent
+from polyrag.agent.route import route
+from polyrag.agent.steps import Steps
+from polyrag.agent.tools.base import ToolContext
+from polyrag.agent.tools.registry import Toolbox, builtin_tools
+from polyrag.agent.tools.statements import plan, run
+from polyrag.agent.trace import Trace
+from polyrag.index.tables.base import SourceTable
+from polyrag.index.tables.sqlite import SqliteTableStore
+from polyrag.llm.fallback import FallbackChain
+from polyrag.retrieve.base import RetrievalResult
+from polyrag.settings import Settings
+from polyrag.types import Chunk, Filter, Hit, Locator, Modality, Table
+from tests.unit.replies import Replies
+
+# Amazon's FY2017 10-K, as its statements read (in millions).
+OPERATIONS = Table(
+    header=("Column 1", "Year Ended December 31, 2015", "2016", "2017"),
+    rows=(
+        ("Net product sales", "$ 79,268", "$ 94,665", "$ 118,573"),
+        ("Total net sales", "107,006", "135,987", "177,866"),
+        ("Cost of sales", "71,651", "88,265", "111,934"),
+        ("Operating income", "2,233", "4,186", "4,106"),
+        ("Net income", "$ 596", "$ 2,371", "$ 3,033"),
+    ),
+    locator=Locator(page=38),
+    name="Table 9",
+    title="AMAZON.COM, INC. CONSOLIDATED STATEMENTS OF OPERATIONS (in millions)",
+)
+BALANCE = Table(
+    header=("Column 1", "December 31, 2016", "2017"),
+    rows=(
+        ("Inventories", "11,461", "16,047"),
+        ("Total current assets", "45,781", "60,197"),
+        ("Total assets", "$ 83,402", "$ 131,310"),
+        ("Accounts payable", "$ 25,309", "$ 34,616"),
+        ("Total current liabilities", "43,816", "57,883"),
+    ),
+    locator=Locator(page=40),
+    name="Table 11",
+    title="AMAZON.COM, INC. CONSOLIDATED BALANCE SHEETS",
+)
+# A table that names revenue but is no statement: a segment's, with the same years.
+SEGMENT = Table(
+    header=("Column 1", "2016", "2017"),
+    rows=(("Revenue", "6,000", "7,000"), ("Operating income", "10", "12")),
+    locator=Locator(page=20),
+    name="Table 2",
+    title="AWS segment",
+)
+# An untitled cash flow statement in thousands: its rows say what it is, its page the unit.
+CASH = Table(
+    header=("Column 1", "2017", "2016"),
+    rows=(
+        ("Net cash provided by operating activities", "$ 18,434,000", "$ 16,443,000"),
+        ("Purchases of property and equipment", "(11,955,000)", "(6,737,000)"),
+        ("Net cash used in investing activities", "(27,084,000)", "(9,876,000)"),
+    ),
+    locator=Locator(page=41),
+    name="Table 12",
+)
+PATH = "/docs/AMAZON_2017_10K.pdf"
+TABLES = [SourceTable("amzn", PATH, t) for t in (SEGMENT, OPERATIONS, BALANCE, CASH)]
+
+
+def page_text(table: SourceTable) -> str:
+    return "(in thousands)" if table.table.locator.page == 41 else ""
+
+
+def compute(question: str, tables: list[SourceTable] = TABLES) -> tuple[bool, str]:
+    outcome = run(question, tables, ToolContext(passages=[]), page_text)
+    return outcome.ok, outcome.result if outcome.ok else outcome.error
+
+
+@pytest.mark.parametrize(
+    ("question", "described"),
+    [
+        ("What is the FY2018 capital expenditure amount (in USD millions) for 3M?",
+         "capital expenditure for FY2018"),
+        ("What is the FY2017 - FY2019 3 year average of capex as a % of revenue for X? Answer "
+         "in units of percents and round to one decimal place.",
+         "capital expenditure as a % of revenue averaged over FY2017–FY2019"),
+        ("What is X's year-over-year change in revenue from FY2016 to FY2017 (in units of "
+         "percents)?", "revenue growth from FY2016 to FY2017"),
+        ("What is X's 2 year total revenue CAGR from FY2020 to FY2022?",
+         "revenue compound annual growth from FY2020 to FY2022"),
+        ("What is the FY2019 fixed asset turnover ratio for X? Fixed asset turnover ratio is "
+         "defined as: FY2019 revenue / (average PP&E between FY2018 and FY2019).",
+         "fixed asset turnover ratio for FY2019"),
+        ("How much total current assets did Nike have at the end of fiscal 2019?",
+         "total current assets for FY2019"),
+    ],
+)  # fmt: skip
+def test_a_question_names_a_figure_and_its_fiscal_years(question: str, described: str) -> None:
+    asked = plan(question)
+    assert asked is not None and asked.describe() == described
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Does Adobe have an improving operating margin profile as of FY2022?",  # yes or no
+        "What drove the reduction in SG&A expense as a percent of net sales in FY2023?",
+        "What was the total revenue in 2019?",  # no fiscal year named as one
+        "Who were the primary customers of Boeing as of FY2022?",  # no figure
+        "What was the change in inventories in FY2017?",  # not the figure itself
+    ],
+)
+def test_questions_about_something_else_are_left_to_the_model(question: str) -> None:
+    assert plan(question) is None
+
+
+def test_a_ratio_reads_each_item_from_its_statement_in_the_years_asked() -> None:
+    ok, result = compute(
+        "What is Amazon's FY2017 days payable outstanding (DPO)? DPO is defined as: 365 * "
+        "(average accounts payable between FY2016 and FY2017) / (FY2017 COGS + change in "
+        "inventory between FY2016 and FY2017). Round your answer to two decimal places."
+    )
+    assert ok, result
+    first, worked, rows = result.split("\n")
+    assert first == "Days payable outstanding for FY2017: 93.86 days"
+    assert worked == (
+        "computed as 365 × ((34,616 + 25,309) ÷ 2) ÷ (111,934 + 16,047 − 11,461) = 93.86"
+    )
+    assert "Accounts payable, FY2016: 25,309 (Table 11, page 40)" in rows
+
+
+def test_revenue_comes_from_the_statement_not_a_segment_table_that_lists_it_first() -> None:
+    ok, result = compute(
+        "What is Amazon's year-over-year change in revenue from FY2016 to FY2017 (in units of "
+        "percents and round to one decimal place)?"
+    )
+    assert ok and result.startswith("Revenue growth from FY2016 to FY2017: 30.8%"), result
+
+
+def test_an_untitled_statement_in_thousands_is_read_in_the_unit_asked() -> None:
+    ok, result = compute(
+        "How much cash from operations did Amazon have in FY2017, in USD millions?"
+    )
+    assert ok and result.startswith("Cash from operating activities for FY2017: 18,434"), result
+    ok, result = compute("What is the FY2017 capital expenditure for Amazon?")
+    assert ok and result.startswith("Capital expenditure for FY2017: 11,955,000 (USD thousands)")
+
+
+def test_figures_in_different_units_are_not_mixed() -> None:
+    # Revenue in millions, capex in thousands: more likely a unit misread than a formula.
+    ok, error = compute(
+        "What is the FY2016 - FY2017 2 year average of capex as a % of revenue for Amazon?"
+    )
+    assert not ok and error == "the statements give their figures in different units"
+
+
+def test_a_figure_the_statements_lack_fails_naming_the_line_item() -> None:
+    ok, error = compute("What is Amazon's FY2015 total current liabilities (in USD millions)?")
+    assert not ok and error == (
+        "no row for total current liabilities in FY2015 in the balance sheet"
+    )
+
+
+def test_units_asked_for_are_honoured() -> None:
+    ok, result = compute("What is Amazon's FY2017 total assets in USD billions?")
+    assert ok and result.startswith("Total assets for FY2017: 131.31 (USD billions)"), result
+
+
+def test_the_route_sends_statement_figures_to_the_agent() -> None:
+    lookup = route("What is Amazon's FY2017 total assets in USD billions?", [])
+    ratio = route("What is Amazon's FY2017 inventory turnover ratio?", [])
+    assert (lookup.kind, lookup.agent) == ("lookup", True)
+    assert (ratio.kind, ratio.agent) == ("compute", True)
+
+
+class FilingRetriever:
+    """Finds the filing's statement page for any question."""
+
+    chunk = Chunk(
+        "c1",
+        "amzn",
+        PATH,
+        "CONSOLIDATED BALANCE SHEETS\nRow 5: Total assets — 2016: 83,402; 2017: 131,310",
+        Locator(page=40),
+        Modality.TABLE,
+    )
+
+    def search(
+        self, query: str, k: int | None = None, where: Filter | None = None, mode: str = "hybrid"
+    ) -> RetrievalResult:
+        return RetrievalResult([Hit(self.chunk, 1.0, 1, 1, 0.6)])
+
+
+class Store:
+    def chunks_of(self, source_id: str) -> list[Chunk]:
+        return [FilingRetriever.chunk]
+
+
+def test_the_agent_states_the_figure_code_read_when_the_model_writes_another(
+    tmp_path: Path,
+) -> None:
+    chat = Replies(["Amazon's total assets were 83,402 million [1]."])  # the wrong year
+    settings = Settings(home=tmp_path, answer={"min_similarity": 0.1})
+    steps = Steps(FilingRetriever(), FallbackChain([chat]), settings)  # type: ignore[arg-type]
+    tables = SqliteTableStore(tmp_path / "tables.sqlite")
+    tables.put("amzn", PATH, [SEGMENT, OPERATIONS, BALANCE, CASH])
+    agent = Agent(steps, Toolbox(builtin_tools()), Store(), tables, tmp_path / "agent.sqlite")  # type: ignore[arg-type]
+    question = "What is Amazon's FY2017 total assets in USD millions?"
+    trace = Trace(lambda _event: None)
+    hits = steps.retrieve(question, None, trace)
+    answer = agent.answer(Request(question), question, route(question, hits), hits, trace)
+    assert not answer.refused
+    assert answer.text.startswith("Total assets for FY2017: 131,310 (USD millions)")
+    cited = answer.citations[0].chunk
+    assert cited.locator.page == 40 and "| Total assets | $ 83,402 | $ 131,310 |" in cited.text
+    tools = [s.summary for s in trace.steps if s.name == "tool"]
+    assert tools == ["statement: Total assets for FY2017: 131,310 (USD millions)"]
+    assert answer.model_calls == 1  # the reply; the figure took no model call
+
+
+def test_a_figure_code_cannot_find_is_left_to_the_model(tmp_path: Path) -> None:
+    chat = Replies(
+        [
+            '{"answer": "", "found": "", "next_search": ""}',  # is the evidence enough?
+            "The sources do not give FY2015 current liabilities.",
+        ]
+    )
+    settings = Settings(home=tmp_path, answer={"min_similarity": 0.1})
+    steps = Steps(FilingRetriever(), FallbackChain([chat]), settings)  # type: ignore[arg-type]
+    tables = SqliteTableStore(tmp_path / "tables.sqlite")
+    tables.put("amzn", PATH, [BALANCE])
+    agent = Agent(steps, Toolbox(builtin_tools()), Store(), tables, tmp_path / "agent.sqlite")  # type: ignore[arg-type]
+    question = "What is Amazon's FY2015 total current liabilities in USD millions?"
+    trace = Trace(lambda _event: None)
+    hits = steps.retrieve(question, None, trace)
+    agent.answer(Request(question), question, route(question, hits), hits, trace)
+    tools = [s.summary for s in trace.steps if s.name == "tool"]
+    assert tools == [
+        "statement: failed — no row for total current liabilities in FY2015 in the balance sheet"
+    ]  # tried once (code fails the same way twice), then set aside
+    assert any("statement set aside" in s.summary for s in trace.steps)
+    assert len(chat.asked) == 2  # the model judged the evidence and answered
