@@ -14,7 +14,7 @@ from polyrag.agent.route import route
 from polyrag.agent.steps import Steps
 from polyrag.agent.tools.base import ToolContext
 from polyrag.agent.tools.registry import Toolbox, builtin_tools
-from polyrag.agent.tools.statements import plan, run
+from polyrag.agent.tools.statements import plan, run, text_statements
 from polyrag.agent.trace import Trace
 from polyrag.index.tables.base import SourceTable
 from polyrag.index.tables.sqlite import SqliteTableStore
@@ -74,12 +74,12 @@ PATH = "/docs/AMAZON_2017_10K.pdf"
 TABLES = [SourceTable("amzn", PATH, t) for t in (SEGMENT, OPERATIONS, BALANCE, CASH)]
 
 
-def page_text(table: SourceTable) -> str:
-    return "(in thousands)" if table.table.locator.page == 41 else ""
+def chunks_of(source: str) -> list[Chunk]:
+    return [Chunk("p41", source, PATH, "(in thousands)", Locator(page=41))]
 
 
 def compute(question: str, tables: list[SourceTable] = TABLES) -> tuple[bool, str]:
-    outcome = run(question, tables, ToolContext(passages=[]), page_text)
+    outcome = run(question, tables, ToolContext(passages=[]), chunks_of)
     return outcome.ok, outcome.result if outcome.ok else outcome.error
 
 
@@ -247,3 +247,61 @@ def test_a_figure_code_cannot_find_is_left_to_the_model(tmp_path: Path) -> None:
     ]  # tried once (code fails the same way twice), then set aside
     assert any("statement set aside" in s.summary for s in trace.steps)
     assert len(chat.asked) == 2  # the model judged the evidence and answered
+
+
+# Corning's FY2020 balance sheet as its page was read (no table found: the rows are lines of
+# text, and consecutive chunks overlap by a line), and a cash flow page whose rows the
+# extraction ran together onto the line of years (as General Mills' FY2022 one was).
+CORNING = [
+    Chunk(
+        "b1",
+        "glw",
+        "/docs/CORNING_2020_10K.pdf",
+        "Consolidated Balance Sheets Corning Incorporated and Subsidiary Companies\n"
+        "December 31,\n(In millions, except share and per share amounts) 2020 2019\n"
+        "Trade accounts receivable, net of doubtful accounts - $46 and $41 2,133 1,836\n"
+        "Inventories, net (Note 6) 2,438 2,320\nTotal current assets 8,004 7,463",
+        Locator(page=72, heading_path=("Consolidated Balance Sheets Corning Incorporated",)),
+    ),
+    Chunk(
+        "b2",
+        "glw",
+        "/docs/CORNING_2020_10K.pdf",
+        "Total current assets 8,004 7,463\nCurrent liabilities:\n"
+        "Current portion of long-term debt and short-term borrowings (Note 12) $ 156 $ 11\n"
+        "Accounts payable 1,174 1,587\nTotal current liabilities 3,767 3,521",
+        Locator(page=72, heading_path=("Consolidated Balance Sheets Corning Incorporated",)),
+    ),
+    Chunk(
+        "c1",
+        "glw",
+        "/docs/CORNING_2020_10K.pdf",
+        "2020 2019 2018 Cash Flows - Operating Activities Net income $ 512 $ 960 $ 1,066 "
+        "Purchases of common stock for treasury (876.8) (301.4) (3.4) Dividends paid (1,244.5) "
+        "(1,246.4) (1,195.8) Other, net (28.0) (30.9) (16.0)\n"
+        "Net cash provided by operating activities 2,180 2,031 2,919",
+        Locator(page=75, heading_path=("Consolidated Statements of Cash Flows", "Fiscal Year")),
+    ),
+]
+
+
+def test_statements_read_as_text_give_their_rows() -> None:
+    found = text_statements("glw", "/docs/CORNING_2020_10K.pdf", CORNING)
+    balance, cash = (t.table for t in found)
+    assert balance.header == ("Column 1", "2020", "2019") and balance.locator.page == 72
+    assert ("Accounts payable", "1,174", "1,587") in balance.rows
+    assert ("Inventories, net (Note 6)", "2,438", "2,320") in balance.rows
+    assert balance.rows.count(("Total current assets", "8,004", "7,463")) == 1  # overlap
+    assert ("Dividends paid", "(1,244.5)", "(1,246.4)", "(1,195.8)") in cash.rows
+    assert ("Purchases of common stock for treasury", "(876.8)", "(301.4)", "(3.4)") in cash.rows
+    tables = [SourceTable("glw", "/docs/CORNING_2020_10K.pdf", SEGMENT)]
+    outcome = run(
+        "What is Corning's FY2020 working capital ratio?",
+        tables,
+        ToolContext(passages=[]),
+        lambda _source: CORNING,
+    )
+    assert outcome.ok and outcome.result.startswith(
+        "Working capital (current) ratio for FY2020: 2.12"
+    ), outcome.error
+    assert "(statement text, page 72)" in outcome.result

@@ -85,7 +85,7 @@ from polyrag.answer.prompts import prompt
 from polyrag.answer.verify import Verdict
 from polyrag.errors import LLMError
 from polyrag.index.store.base import Store
-from polyrag.index.tables.base import SourceTable, TableStore
+from polyrag.index.tables.base import TableStore
 from polyrag.types import (
     NEEDS_CLARIFICATION,
     NO_EVIDENCE_FITS,
@@ -763,9 +763,13 @@ class Agent:
                 sources = list(dict.fromkeys(hit.chunk.source_id for hit in hits))
                 tables = self.table_store.tables(sources[:_STATEMENT_SOURCES])
                 read: dict[str, list[Chunk]] = {}
-                return statements.run(
-                    question, tables, context, lambda table: self._page_text(table, read)
-                )
+
+                def chunks_of(source: str) -> list[Chunk]:
+                    if source not in read:
+                        read[source] = self.store.chunks_of(source)
+                    return read[source]
+
+                return statements.run(question, tables, context, chunks_of)
             if tool == "sql":
                 database = self._database(run, hits)
                 schema = database.schema() if database is not None else "(none)"
@@ -912,17 +916,6 @@ class Agent:
                 chunks = self.store.chunks_of(hit.chunk.source_id)
                 return [c for c in chunks if c.locator.page == page]
         return []
-
-    def _page_text(self, table: SourceTable, read: dict[str, list[Chunk]]) -> str:
-        """The text of the page a table sits on (its unit is often said only there); `read`
-        keeps the chunks of the sources already read."""
-        page = table.table.locator.page
-        if page is None:
-            return ""
-        if table.source_id not in read:
-            read[table.source_id] = self.store.chunks_of(table.source_id)
-        chunks = read[table.source_id]
-        return "\n".join(chunk.text for chunk in chunks if chunk.locator.page == page)
 
     def _user_tools(self) -> bool:
         return any(name not in _BUILTIN for name in self.toolbox.names())

@@ -28,9 +28,9 @@ from polyrag.agent.tools.calculator import CalculationError, calculate
 from polyrag.agent.tools.sql import cited_rows
 from polyrag.answer.numbers import parse_number, show
 from polyrag.index.tables.base import SourceTable
-from polyrag.types import Chunk, Table
+from polyrag.types import Chunk, Locator, Modality, Table
 
-__all__ = ["Found", "Plan", "plan", "run"]
+__all__ = ["Found", "Plan", "plan", "run", "text_statements"]
 
 BALANCE, INCOME, CASH = "balance sheet", "income statement", "cash flow statement"
 # A statement's title as filings write it (letters only, lower case: "Balance Shee t" is read).
@@ -59,7 +59,7 @@ def _labels(*patterns: str) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(rf"^(?:{p})$") for p in patterns)
 
 
-_NET_STATED = r"(?:,? net| — net|, net of [^$]*)"
+_NET_STATED = r"(?:,? net| — net|, net of .*)"
 _NET = _NET_STATED + "?"
 ITEMS = {
     item.key: item
@@ -86,7 +86,7 @@ ITEMS = {
                 r"total cost of (?:revenues?|sales)",
                 r"cost of (?:goods sold|sales|revenues?|products sold|merchandise sold)"
                 r"(?: \([^)]*\))?",
-                r"cost of sales, (?:including|excluding) [^$]*",
+                r"cost of sales, (?:including|excluding) .*",
             ),
         ),
         Item(
@@ -106,7 +106,7 @@ ITEMS = {
             INCOME,
             _labels(
                 r"net (?:income|earnings)(?: \(loss\))? attributable to (?!non)"
-                r"(?!.*noncontrolling)[^$]+",
+                r"(?!.*noncontrolling).+",
                 r"net (?:income|earnings)(?: \(loss\))?",
             ),
         ),
@@ -115,7 +115,7 @@ ITEMS = {
             "depreciation and amortization",
             CASH,
             _labels(
-                r"depreciation(?:,| and) (?:depletion and )?amortization(?: [^$]*)?",
+                r"depreciation(?:,| and) (?:depletion and )?amortization(?: .*)?",
                 r"depreciation(?: expense)?",
             ),
         ),
@@ -125,9 +125,11 @@ ITEMS = {
             CASH,
             _labels(
                 r"(?:purchases?|acquisitions?|additions?|payments?|expenditures?) (?:of|for|to) "
-                r"property(?:,| and) (?:plant )?(?:and )?equipment[^$]*",
-                r"capital expenditures?[^$]*",
-                r"purchases? of (?:property|fixed assets|premises)[^$]*",
+                r"property(?:,| and) (?:plant )?(?:and )?equipment.*",
+                r"capital expenditures?.*",
+                r"(?:purchases?|additions?|payments?) (?:of|for|to) (?:land, )?(?:buildings|"
+                r"premises|fixed assets|capital assets).*",
+                r"purchases? of (?:property|fixed assets|premises).*",
             ),
             magnitude=True,
         ),
@@ -147,9 +149,9 @@ ITEMS = {
             "cash dividends paid",
             CASH,
             _labels(
-                r"(?:cash )?dividends paid(?: to [^$]+)?",
-                r"payments? (?:of|for) (?:cash )?dividends[^$]*",
-                r"(?:common )?(?:stock )?cash dividends[^$]*",
+                r"(?:cash )?dividends paid(?: to .+)?",
+                r"payments? (?:of|for) (?:cash )?dividends.*",
+                r"(?:common )?(?:stock )?cash dividends.*",
                 r"dividends(?: on common stock)?",
             ),
             magnitude=True,
@@ -169,7 +171,7 @@ ITEMS = {
             BALANCE,
             _labels(
                 r"(?:trade )?(?:accounts )?receivables?" + _NET,
-                r"accounts receivable[^$]*",
+                r"accounts receivable.*",
             ),
         ),
         Item("payables", "accounts payable", BALANCE, _labels(r"(?:trade )?accounts payable")),
@@ -186,7 +188,7 @@ ITEMS = {
             "net PP&E",
             BALANCE,
             _labels(
-                r"(?:total )?property,? plant,? (?:and )?equipment(?: and [^$]*)?" + _NET_STATED,
+                r"(?:total )?property,? plant,? (?:and )?equipment(?: and .*)?" + _NET_STATED,
                 r"(?:total )?property and equipment" + _NET_STATED,
                 r"net property,? plant,? and equipment",
                 r"net property and equipment",
@@ -503,12 +505,13 @@ def run(
     question: str,
     tables: Sequence[SourceTable],
     context: ToolContext,
-    page_text: Callable[[SourceTable], str] = lambda _table: "",
+    chunks_of: Callable[[str], Sequence[Chunk]] = lambda _source: (),
 ) -> ToolOutcome:
     """The figure a question asks for, computed from the statements among `tables` (all of
     one filing's tables, or of several filings: each is tried in turn); a failed outcome says
-    which line item or year is missing. `page_text` gives the text of the page a table is on
-    (where a statement says "(In thousands)" when its title does not)."""
+    which line item or year is missing. `chunks_of` gives a source's chunks: the statements
+    read as text are found there, and the unit a page states ("(In thousands)") when a
+    table's title does not."""
     asked = plan(question)
     if asked is None:
         return ToolOutcome("statement", {}, False, error="no standard figure or fiscal year")
@@ -518,13 +521,128 @@ def run(
     by_source: dict[str, list[SourceTable]] = {}
     for table in tables:
         by_source.setdefault(table.source_id, []).append(table)
+
+    def page_text(table: SourceTable) -> str:
+        page = table.table.locator.page
+        return "\n".join(
+            c.text
+            for c in chunks_of(table.source_id)
+            if page is not None and c.locator.page == page
+        )
+
     error = "no tables"
-    for source_tables in by_source.values():
+    for source, source_tables in by_source.items():
+        read_as_text = text_statements(source, source_tables[0].path, chunks_of(source))
         try:
-            return _compute(asked, source_tables, arguments, context, page_text)
+            return _compute(
+                asked,
+                [*source_tables, *read_as_text],
+                len(source_tables),
+                arguments,
+                context,
+                page_text,
+            )
         except _Missing as missing:
             error = str(missing)
     return ToolOutcome("statement", arguments, False, error=error)
+
+
+def text_statements(source_id: str, path: str, chunks: Sequence[Chunk]) -> list[SourceTable]:
+    """The statements of a filing that were read as text, not as tables (a statement drawn
+    without ruling lines whose columns the parser did not find): each page under a statement's
+    heading, with a line of years ("(In millions) 2020 2019"), becomes a table of the lines
+    that end in one figure per year ("Accounts payable 1,174 1,587")."""
+    pages: dict[int, list[str]] = {}
+    titles: dict[int, str] = {}
+    headed: dict[int, tuple[str, ...]] = {}
+    for chunk in chunks:
+        page = chunk.locator.page
+        if page is None or chunk.modality != Modality.TEXT:
+            continue
+        title = " ".join(chunk.locator.heading_path[:1])
+        letters = re.sub(r"[^a-z]", "", title.lower())
+        if not any(pattern.search(letters) for pattern in _STATEMENT_TITLES.values()):
+            continue
+        titles.setdefault(page, title)
+        # A header of dates may have been read as a heading ("Fiscal Years Ended January 28,
+        # 2017 January 30, 2016 January 31, 2015"): its years head the columns.
+        dated = _YEAR_CELL.findall(" ".join(chunk.locator.heading_path[1:]))
+        if 2 <= len(dated) <= 5 and page not in headed:
+            headed[page] = tuple(dated)
+        lines = pages.setdefault(page, [])
+        for line in chunk.text.splitlines():
+            if not lines or line != lines[-1]:  # chunks overlap by a line
+                lines.append(line)
+    found = []
+    for page, lines in pages.items():
+        table = _text_table(lines, page, titles[page], headed.get(page, ()))
+        if table is not None:
+            found.append(SourceTable(source_id, path, table))
+    return found
+
+
+_YEARS = r"((?:19|20)\d\d(?:\s+(?:19|20)\d\d)+)"
+_YEARS_LINE = re.compile(rf"{_YEARS}\s*$")
+_YEARS_FIRST = re.compile(rf"^\s*{_YEARS}(?=\s+[A-Za-z])")
+
+
+def _text_table(lines: Sequence[str], page: int, title: str, dated: Sequence[str]) -> Table | None:
+    header: tuple[str, ...] | None = None
+    rows: list[tuple[str, ...]] = []
+    if not any(_YEARS_LINE.search(line) or _YEARS_FIRST.match(line) for line in lines):
+        header = ("Column 1", *dated) if dated else None
+    for line in lines:
+        if header is None:
+            # "(In millions) 2020 2019", or "2022 2021 2020 Cash Flows - Operating …" when
+            # the extraction ran the first rows onto the line of years
+            years = _YEARS_LINE.search(line) or _YEARS_FIRST.match(line)
+            if years:
+                header = ("Column 1", *years.group(1).split())
+                line = line[years.end() :]
+            else:
+                continue
+        rows += _text_rows(line, len(header) - 1)
+    if header is None or len(rows) < 3:
+        return None
+    return Table(
+        header=header,
+        rows=tuple(rows),
+        locator=Locator(page=page),
+        name="statement text",
+        title=title,
+    )
+
+
+_FIGURE_CELL = re.compile(r"^(?:\(\d[\d,]*(?:\.\d+)?\)|-?\d[\d,]*(?:\.\d+)?|[—–-])$")
+
+
+def _text_rows(line: str, width: int) -> list[tuple[str, ...]]:
+    """The rows of one line of a statement read as text: a label, then one figure per column
+    ("Accounts payable 1,174 1,587"); text extraction may run several rows into one line
+    ("… (876.8) (301.4) Dividends paid (1,244.5) (1,246.4)"). A run of figures longer than the
+    columns leaves its row out: which of them belong to the label cannot be told."""
+    tokens = line.replace("$", " ").split()
+    rows: list[tuple[str, ...]] = []
+    label: list[str] = []
+    index = 0
+    while index < len(tokens):
+        run = index
+        while run < len(tokens) and _FIGURE_CELL.match(tokens[run]):
+            run += 1
+        if run == index:
+            label.append(tokens[index])
+            index += 1
+            continue
+        figures = tokens[index:run]
+        if len(figures) == width and any(ch.isalpha() for ch in " ".join(label)):
+            rows.append((" ".join(label), *figures))
+            label = []
+        elif len(figures) > width:
+            label = []
+        else:
+            label += figures  # "Note 12", "$46 and $41": part of the label
+        index = run
+    return rows
 
 
 class _Missing(Exception):
@@ -537,6 +655,7 @@ _SLOT = re.compile(r"\{(avg )?(\w+?)(-\d)?\}")
 def _compute(
     asked: Plan,
     tables: Sequence[SourceTable],
+    parsed: int,
     arguments: dict[str, Any],
     context: ToolContext,
     page_text: Callable[[SourceTable], str],
@@ -545,7 +664,7 @@ def _compute(
 
     def figure(key: str, year: int) -> str:
         if (key, year) not in found:
-            found[(key, year)] = _look_up(ITEMS[key], year, tables, page_text)
+            found[(key, year)] = _look_up(ITEMS[key], year, tables, parsed, page_text)
         value = found[(key, year)]
         return _literal(value.value)
 
@@ -648,17 +767,21 @@ def _look_up(
     item: Item,
     year: int,
     tables: Sequence[SourceTable],
+    parsed: int,
     page_text: Callable[[SourceTable], str],
 ) -> Found:
     """The item's figure for `year`, from a table of the statement that reports it (titled as
-    one, else holding that statement's hallmark rows); the best-named row first. A table of
+    one, else holding that statement's hallmark rows; the first `parsed` tables before those
+    read from text); the best-named row first. A table of
     anything else (a segment's revenue, discontinued operations) is never read."""
     best: tuple[tuple[int, int, int], Found] | None = None
-    for source_table in tables:
+    for number, source_table in enumerate(tables):
         table = source_table.table
         kind = _statement_kind(source_table, item.statement)
         if kind is None:
             continue
+        if number >= parsed:  # a statement read from its text: after the parsed tables
+            kind += 2
         column = _year_column(table.header, table.rows, year)
         if column is None:
             continue
@@ -690,10 +813,10 @@ def _look_up(
 _HALLMARKS = {
     BALANCE: re.compile(r"^total (?:current )?(?:assets|liabilities)\b"),
     INCOME: re.compile(
-        r"^(?:net (?:income|earnings)(?: \(loss\))?(?: attributable to [^$]*)?|"
-        r"(?:basic|diluted)(?: net)? (?:income|earnings) per (?:common )?share[^$]*)$"
+        r"^(?:net (?:income|earnings)(?: \(loss\))?(?: attributable to .*)?|"
+        r"(?:basic|diluted)(?: net)? (?:income|earnings) per (?:common )?share.*)$"
     ),
-    CASH: re.compile(r"^net cash [^$]*(?:operating|investing|financing) activities"),
+    CASH: re.compile(r"^net cash .*(?:operating|investing|financing) activities"),
 }
 
 
