@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from polyrag.agent.tools.base import ToolContext, ToolOutcome
@@ -88,6 +88,7 @@ ITEMS = {
                 r"(?: \([^)]*\))?",
                 r"cost of sales, (?:including|excluding) .*",
             ),
+            magnitude=True,  # some income statements write costs in parentheses
         ),
         Item(
             "operating_income",
@@ -105,9 +106,10 @@ ITEMS = {
             "net income",
             INCOME,
             _labels(
-                r"net (?:income|earnings)(?: \(loss\))? attributable to (?!non)"
-                r"(?!.*noncontrolling).+",
-                r"net (?:income|earnings)(?: \(loss\))?",
+                r"(?:consolidated )?net (?:income|earnings|loss|\(loss\) income|income \(loss\)|"
+                r"earnings \(loss\))(?: \(loss\))? attributable to (?!non)(?!.*noncontrolling).+",
+                r"(?:consolidated )?net (?:income|earnings|loss)(?: \(loss\))?",
+                r"net \(loss\) income",
             ),
         ),
         Item(
@@ -770,48 +772,70 @@ def _look_up(
     parsed: int,
     page_text: Callable[[SourceTable], str],
 ) -> Found:
-    """The item's figure for `year`, from a table of the statement that reports it (titled as
-    one, else holding that statement's hallmark rows; the first `parsed` tables before those
-    read from text); the best-named row first. A table of
-    anything else (a segment's revenue, discontinued operations) is never read."""
-    best: tuple[tuple[int, int, int], Found] | None = None
+    """The item's figure for `year`, from the statement that reports it: of the tables that
+    list the item in a column for the year, the one most plainly that statement (titled as
+    it, else holding its hallmark rows and no other statement's; a parsed table before the
+    same statement read from text; then the longest, the statement itself rather than a
+    summary of it), and there its best-named row with a figure. A table of anything else (a
+    segment's revenue, assets held for sale) is never read, and an item the statement lists
+    without a figure ("Inventories, net" over its parts) is not taken from another table."""
+    best: tuple[int, int, int] | None = None
+    rows: dict[tuple[int, int, int], list[tuple[int, int, int, SourceTable]]] = {}
     for number, source_table in enumerate(tables):
         table = source_table.table
         kind = _statement_kind(source_table, item.statement)
         if kind is None:
             continue
-        if number >= parsed:  # a statement read from its text: after the parsed tables
-            kind += 2
         column = _year_column(table.header, table.rows, year)
         if column is None:
             continue
+        order = (kind, int(number >= parsed), -len(table.rows))
         for index, row in enumerate(table.rows):
             label = _label(row[0]) if row else ""
             rank = next((i for i, p in enumerate(item.labels) if p.match(label)), None)
             if rank is None or column >= len(row):
                 continue
-            value = parse_number(row[column])
-            if value is None:
-                continue
-            if item.magnitude:
-                value = abs(value)
-            score = (kind, rank, index)
-            if best is None or score < best[0]:
-                best = (score, Found(item, year, value, row[0].strip(), source_table, index, 0))
+            best = order if best is None else min(best, order)
+            total = _total_row(table.rows, index, column)
+            if total is not None:
+                rows.setdefault(order, []).append((rank, index, total, source_table))
     if best is None:
         raise _Missing(f"no row for {item.name} in FY{year} in the {item.statement}")
-    found = best[1]
-    return replace(found, scale=_scale(found.table.table, page_text(found.table)))
+    if best not in rows:
+        raise _Missing(f"the {item.statement} gives no figure for {item.name} in FY{year}")
+    _rank, index, total, source_table = min(rows[best], key=lambda r: (r[0], r[1]))
+    table = source_table.table
+    column = _year_column(table.header, table.rows, year)
+    assert column is not None
+    value = parse_number(table.rows[total][column])
+    assert value is not None
+    label = table.rows[index][0].strip()
+    scale = _scale(table, page_text(source_table))
+    return Found(
+        item, year, abs(value) if item.magnitude else value, label, source_table, index, scale
+    )
 
-    if best is None:
-        raise _Missing(f"no row for {item.name} in FY{year} in the {item.statement}")
-    return best[1]
+
+def _total_row(rows: Sequence[Sequence[str]], index: int, column: int) -> int | None:
+    """The row holding a label's figure: its own, or for a heading without figures
+    ("Revenues" over its parts) the unlabelled total that closes the section; None when
+    there is neither."""
+    if parse_number(rows[index][column]) is not None:
+        return index
+    for later in range(index + 1, min(index + _SECTION_ROWS, len(rows))):
+        row = rows[later]
+        if not row[0].strip() and column < len(row) and parse_number(row[column]) is not None:
+            return later
+    return None
+
+
+_SECTION_ROWS = 16  # the most parts a section of a statement lists before its total
 
 
 # Rows only a statement of that kind has: a table without a title is read as the statement
 # when it holds one of them.
 _HALLMARKS = {
-    BALANCE: re.compile(r"^total (?:current )?(?:assets|liabilities)\b"),
+    BALANCE: re.compile(r"^total (?:current )?(?:assets|liabilities)$"),
     INCOME: re.compile(
         r"^(?:net (?:income|earnings)(?: \(loss\))?(?: attributable to .*)?|"
         r"(?:basic|diluted)(?: net)? (?:income|earnings) per (?:common )?share.*)$"
@@ -820,17 +844,30 @@ _HALLMARKS = {
 }
 
 
+# An exhibit (a subsidiary's or an acquiree's statements filed with the report) or a note.
+_NOT_THE_FILERS = re.compile(r"^\s*(?:exhibit|note\s+\d)|\bexhibit\s+\d", re.IGNORECASE)
+
+
 def _statement_kind(source_table: SourceTable, statement: str) -> int | None:
-    """0 when the table is titled as `statement`, 1 when it has its hallmark rows, else None."""
+    """0 when the table is titled as `statement` ("Consolidated Balance Sheets"); 1 when its
+    title only names it ("Financial Position" over a summary) or it has its hallmark rows; 2
+    when it has other statements' hallmark rows too (selected financial data); else None."""
     table = source_table.table
+    if _NOT_THE_FILERS.search(table.title):
+        return None
     text = re.sub(r"[^a-z]", "", " ".join([table.title, *table.header[:1]]).lower())
     titled = [name for name, pattern in _STATEMENT_TITLES.items() if pattern.search(text)]
     if titled:
-        return 0 if statement in titled else None
-    hallmark = _HALLMARKS[statement]
-    if any(hallmark.match(_label(row[0])) for row in table.rows if row):
-        return 1
-    return None
+        if statement not in titled:
+            return None
+        return 0 if re.search(r"consolidated|statement|balancesheet", text) else 1
+    labels = [_label(row[0]) for row in table.rows if row]
+    held = {name for name, mark in _HALLMARKS.items() if any(mark.match(x) for x in labels)}
+    if CASH in held:  # a cash flow statement starts from the net income
+        held.discard(INCOME)
+    if statement not in held:
+        return None
+    return 1 if held == {statement} else 2  # several statements' rows: a summary of them
 
 
 def _label(cell: str) -> str:
