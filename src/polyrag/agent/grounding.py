@@ -175,8 +175,9 @@ def with_result(answer: Answer, evidence: Sequence[Evidence], question: str) -> 
 
 def with_figure(answer: Answer, evidence: Sequence[Evidence]) -> Answer:
     """A reply to a question about a statement figure states the figure code read or computed
-    (`tools/statements.py`). When the model wrote another number, or none, or its reply was
-    withdrawn, code writes the answer: the figure, how it was computed and the rows cited."""
+    (`tools/statements.py`). When the model wrote no number or its reply was withdrawn, or it
+    wrote another number for a computed figure, code writes the answer: the figure, how it
+    was computed and the rows cited."""
     if answer.refused and answer.refusal_reason not in (NOT_SUPPORTED, NO_ANSWER_FOUND):
         return answer
     figures = [item for item in evidence if item.derived and item.text.startswith(_FIGURE)]
@@ -190,7 +191,13 @@ def with_figure(answer: Answer, evidence: Sequence[Evidence]) -> Answer:
     stated = [] if answer.refused else numbers_in_text(answer.text)
     if any(abs(abs(n) - abs(value)) <= max(0.01 * abs(value), 0.005) for n in stated):
         return answer
-    said = lines[0] + (f", {lines[1]}" if len(lines) > 2 else "")
+    computed = len(lines) > 2  # "computed as …" between the figure and the rows read
+    if stated and not computed:
+        # A figure read off one row, and the reply states another: the question may be about
+        # something narrower than the statement's line (a segment's sales), so the reply,
+        # which the verifier checked against the evidence, stands.
+        return answer
+    said = lines[0] + (f", {lines[1]}" if computed else "")
     return replace(
         answer,
         text=f"{said} [{item.n}].",

@@ -241,7 +241,7 @@ METRICS = (
     ),
     Metric(
         "operating_cash_flow_ratio",
-        _names(r"operating cash flow ratio"),
+        _names(r"operating cash flow (?:ratio|to current liabilities(?: ratio)?)"),
         "{cfo} / {current_liabilities}",
         "ratio",
     ),
@@ -271,7 +271,9 @@ METRICS = (
     ),
     Metric(
         "capex_share",
-        _names(r"(?:capex|capital expenditures?) as an? % of (?:total )?revenues?"),
+        _names(
+            r"(?:capex|capital expenditures?) (?:as an? % of|to) (?:total )?revenues?(?: ratio)?"
+        ),
         "{capex} / {revenue} * 100",
         "percent",
     ),
@@ -325,7 +327,12 @@ METRICS = (
         "{net_income}",
         "amount",
     ),
-    Metric("dividends", _names(r"(?:cash )?dividends(?: paid)?"), "{dividends}", "amount"),
+    Metric(
+        "dividends",
+        _names(r"(?:cash )?dividends(?: paid)?(?! received| declared)"),
+        "{dividends}",
+        "amount",
+    ),
     Metric(
         "cfo",
         _names(
@@ -365,7 +372,11 @@ _GROWABLE = ("revenue", "net_income", "operating_income", "cogs", "capex", "tota
 
 _FY = r"(?:FY\s?|fiscal (?:year )?)((?:19|20)\d\d)"
 _YEAR = re.compile(_FY, re.IGNORECASE)
-_SPAN = re.compile(rf"(?:from |between )?{_FY}\s*(?:-|–|to|and|through)\s*{_FY}", re.IGNORECASE)
+_SPAN = re.compile(
+    rf"(?:from |between )?{_FY}\s*(?:-|–|to|and|through)\s*(?:FY\s?|fiscal (?:year )?)?"
+    r"((?:19|20)\d\d)",
+    re.IGNORECASE,
+)
 _AVERAGE = re.compile(r"\b(?:two|three|four|five|[2-5])[ -]year average\b", re.IGNORECASE)
 _GROWTH = re.compile(
     r"\b(?:growth rate|growth|year-over-year change|change|increase|decrease)\b",
@@ -374,8 +385,6 @@ _GROWTH = re.compile(
 _CAGR = re.compile(r"\bCAGR\b|compound(?:ed)? annual growth", re.IGNORECASE)
 _PERCENT = re.compile(r"%|percent", re.IGNORECASE)
 _DECIMALS = re.compile(r"\b(one|two|three|1|2|3) decimal places?\b", re.IGNORECASE)
-_BILLIONS = re.compile(r"\b(?:USD|US\$|\$|in) ?billions?\b|\bbillions of\b", re.IGNORECASE)
-_MILLIONS = re.compile(r"\b(?:USD|US\$|\$|in) ?millions?\b|\bmillions of\b", re.IGNORECASE)
 # How a span's definitions name the years inside a formula ("average PP&E between FY2018 and
 # FY2019"): they are the metric's own, not a range to average over.
 _DEFINED = re.compile(r"\b(?:is |are )?defined as\b|\bdefine\b", re.IGNORECASE)
@@ -383,7 +392,8 @@ _DEFINED = re.compile(r"\b(?:is |are )?defined as\b|\bdefine\b", re.IGNORECASE)
 # a reason asks for a judgement in words, not for the figure.
 _NOT_A_FIGURE = re.compile(
     r"^\W*(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)\b|"
-    r"\bwhat (?:drove|drives|caused|explains)\b|\bwhy\b",
+    r"\bwhat (?:drove|drives|caused|explains)\b|\bwhy\b|\bcomponents? of\b|\bbreakdown\b|"
+    r"\bwhat kinds?\b|\bproportion\b|\bsum of\b|\bcontributed\b",
     re.IGNORECASE,
 )
 _WORD_DECIMALS = {"one": 1, "two": 2, "three": 3}
@@ -397,8 +407,9 @@ class Plan:
     years: tuple[int, ...]  # averaged when more than one
     growth_from: int | None = None  # a growth rate (or CAGR) from this year to years[-1]
     cagr: bool = False
-    unit: str | None = None  # "millions" or "billions", as the question asks
+    unit: str | None = None  # "thousands", "millions" or "billions", as the question asks
     decimals: int | None = None
+    difference: bool = False  # a change asked as an amount ("how much did revenue increase")
 
     @property
     def computed(self) -> bool:
@@ -411,6 +422,8 @@ class Plan:
         name = _TITLES.get(self.metric.key, self.metric.key.replace("_", " "))
         first, last = self.years[0], self.years[-1]
         if self.growth_from is not None:
+            if self.difference:
+                return f"change in {name} from FY{self.growth_from} to FY{last}"
             kind = "compound annual growth" if self.cagr else "growth"
             return f"{name} {kind} from FY{self.growth_from} to FY{last}"
         if len(self.years) > 1:
@@ -445,37 +458,49 @@ _TITLES = {
 
 def plan(question: str) -> Plan | None:
     """The metric and years a question asks for, or None when it names no fiscal year or no
-    figure this module knows."""
+    figure this module knows, or asks for something else about it (a quarter's, a ratio of
+    it to something else, the figures of several years, a judgement)."""
     if _NOT_A_FIGURE.search(question):
         return None
     asked = _DEFINED.split(question, maxsplit=1)[0]
     years = [int(y) for y in _YEAR.findall(asked)]
-    if not years:
+    if not years or _QUARTER.search(asked):
         return None
-    metric = next((m for m in METRICS if m.names.search(asked)), None)
-    if metric is None:
+    found = None
+    for metric in METRICS:
+        found = metric.names.search(asked)
+        if found:
+            break
+    if found is None:
         return None
+    if _TO_BEFORE.search(asked[: found.start()]) or _TO_AFTER.match(asked[found.end() :]):
+        return None  # "total debt to total assets": a ratio of something this does not know
     span = _SPAN.search(asked)
-    first, last = (int(span.group(1)), int(span.group(2))) if span else (years[0], years[-1])
+    if span is None and len(set(years)) > 1:
+        return None  # "for fiscal 2018 and 2017": two figures
+    first, last = (int(span.group(1)), int(span.group(2))) if span else (years[0], years[0])
     if first > last:
         first, last = last, first
     growth_from = None
     cagr = bool(_CAGR.search(asked))
-    if cagr or (_GROWTH.search(asked) and metric.unit == "amount" and span):
+    change = bool(_GROWTH.search(asked))
+    if change and metric.unit != "amount":
+        return None  # the change of a margin: in points or in percent, it does not say
+    if cagr or (change and span):
         if metric.key not in _GROWABLE or first == last:
             return None
         growth_from = first
         chosen: tuple[int, ...] = (last,)
     elif _AVERAGE.search(asked) and span:
         chosen = tuple(range(first, last + 1))
+    elif span:
+        return None  # a span of years without an average or a change
     else:
-        chosen = (years[-1] if not span else last,)
-    if metric.unit == "amount" and growth_from is None and _GROWTH.search(asked):
+        chosen = (last,)
+    if change and growth_from is None:
         return None  # "the change in inventories": not the figure itself
     decimals = _DECIMALS.search(question)
-    unit = "billions" if _BILLIONS.search(question) else None
-    if unit is None and _MILLIONS.search(question):
-        unit = "millions"
+    unit = next((name for name, pattern in _ASKED_UNITS if pattern.search(question)), None)
     return Plan(
         metric,
         chosen,
@@ -483,7 +508,20 @@ def plan(question: str) -> Plan | None:
         cagr,
         unit,
         _decimals(decimals.group(1)) if decimals else None,
+        difference=growth_from is not None and not cagr and not _RATE.search(asked),
     )
+
+
+_QUARTER = re.compile(r"\bquarters?\b|\bQ[1-4]\b|\bH[12]\b|\bhalf[- ]year", re.IGNORECASE)
+_TO_BEFORE = re.compile(r"\bto\s*$", re.IGNORECASE)
+_TO_AFTER = re.compile(r"\s+to\s+(?!(?:one|two|three|\d) decimal)[a-z]", re.IGNORECASE)
+# A growth asked as a rate: "in units of percents", "growth rate", "CAGR"
+_RATE = re.compile(r"%|percent|\brate\b|\bgrowth\b", re.IGNORECASE)
+_ASKED_UNITS = (
+    ("billions", re.compile(r"\b(?:USD|US\$|\$|in) ?billions?\b|\bbillions of\b", re.I)),
+    ("millions", re.compile(r"\b(?:USD|US\$|\$|in) ?millions?\b|\bmillions of\b", re.I)),
+    ("thousands", re.compile(r"\b(?:USD|US\$|\$|in) ?thousands?\b", re.I)),
+)
 
 
 def _decimals(word: str) -> int:
@@ -683,12 +721,14 @@ def _compute(
     last = asked.years[-1]
     if asked.growth_from is not None:
         now, then = f"({for_year(last)})", f"({for_year(asked.growth_from)})"
+        unit = "percent"
         if asked.cagr:
             span = last - asked.growth_from
             expression = f"(({now} / {then}) ** (1 / {span}) - 1) * 100"
+        elif asked.difference:
+            expression, unit = f"{now} - {then}", "amount"
         else:
             expression = f"({now} - {then}) / {then} * 100"
-        unit = "percent"
     else:
         each = [for_year(year) for year in asked.years]
         expression = each[0] if len(each) == 1 else f"({' + '.join(each)}) / {len(each)}"
