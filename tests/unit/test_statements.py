@@ -341,3 +341,20 @@ def test_statements_read_as_text_give_their_rows() -> None:
         "Working capital (current) ratio for FY2020: 2.12"
     ), outcome.error
     assert "(statement text, page 72)" in outcome.result
+
+
+@pytest.mark.parametrize(
+    ("question", "first_line"),
+    [
+        ("What is Amazon's FY2017 gross profit?", "Gross profit for FY2017: 65,932 (USD millions)"),
+        ("What is Amazon's FY2017 EBITDA % margin?", None),  # no D&A row: not computed
+        ("What is Amazon's FY2017 payables turnover?", "Payables turnover ratio for FY2017: 3.74"),
+        ("What is Amazon's FY2017 return on assets?", "Return on assets for FY2017: 2.8%"),
+    ],
+)
+def test_standard_ratios_from_the_statements(question: str, first_line: str | None) -> None:
+    ok, result = compute(question)
+    if first_line is None:
+        assert not ok and "depreciation and amortization" in result
+    else:
+        assert ok and result.split("\n")[0] == first_line, result

@@ -178,6 +178,52 @@ ITEMS = {
         ),
         Item("payables", "accounts payable", BALANCE, _labels(r"(?:trade )?accounts payable")),
         Item("total_assets", "total assets", BALANCE, _labels(r"total assets")),
+        Item("total_liabilities", "total liabilities", BALANCE, _labels(r"total liabilities")),
+        Item(
+            "equity",
+            "shareholders' equity",
+            BALANCE,
+            _labels(
+                r"total (?:stockholders|shareholders)'? equity",
+                r"total (?!liabilities).+ (?:stockholders|shareholders)'? equity",
+                r"(?:stockholders|shareholders)'? equity",
+                r"total equity",
+            ),
+        ),
+        Item(
+            "cash",
+            "cash and cash equivalents",
+            BALANCE,
+            _labels(r"cash and (?:cash )?equivalents", r"cash"),
+        ),
+        Item(
+            "interest_expense",
+            "interest expense",
+            INCOME,
+            _labels(r"interest expense(?:, net)?", r"interest expense.*"),
+            magnitude=True,
+        ),
+        Item(
+            "pretax_income",
+            "income before income taxes",
+            INCOME,
+            _labels(
+                r"(?:income|earnings)(?: \(loss\))? (?:from continuing operations )?before "
+                r"(?:provision for )?income tax(?:es| expense)?.*",
+            ),
+        ),
+        Item(
+            "income_tax",
+            "income tax expense",
+            INCOME,
+            _labels(
+                r"provision for income taxes.*",
+                r"(?:total )?income tax expense.*",
+                r"income taxes",
+                r"\(?(?:provision|benefit)\)? (?:for|from) income taxes.*",
+            ),
+            magnitude=True,
+        ),
         Item("current_assets", "total current assets", BALANCE, _labels(r"total current assets")),
         Item(
             "current_liabilities",
@@ -313,6 +359,46 @@ METRICS = (
         "{net_income} / {avg total_assets} * 100",
         "percent",
     ),
+    Metric(
+        "return_on_equity",
+        _names(r"return on (?:(?:total |common )?(?:shareholders|stockholders)['’]? )?equity|ROE"),
+        "{net_income} / {avg equity} * 100",
+        "percent",
+    ),
+    Metric("cash_ratio", _names(r"cash ratio"), "{cash} / {current_liabilities}", "ratio"),
+    Metric(
+        "receivables_turnover",
+        _names(r"(?:accounts )?receivables? turnover(?: ratio)?"),
+        "{revenue} / {avg receivables}",
+        "ratio",
+    ),
+    Metric(
+        "payables_turnover",
+        _names(r"(?:accounts )?payables? turnover(?: ratio)?"),
+        "{cogs} / {avg payables}",
+        "ratio",
+    ),
+    Metric(
+        "interest_coverage",
+        _names(r"interest coverage(?: ratio)?|times interest earned"),
+        "{operating_income} / {interest_expense}",
+        "ratio",
+    ),
+    Metric(
+        "effective_tax_rate",
+        _names(r"effective (?:income )?tax rate"),
+        "{income_tax} / {pretax_income} * 100",
+        "percent",
+    ),
+    Metric(
+        "ebitda",
+        _names(r"(?:unadjusted )?EBITDA(?! (?:% )?margin)"),
+        "{operating_income} + {da}",
+        "amount",
+    ),
+    Metric(
+        "gross_profit", _names(r"gross profit(?! (?:% )?margin)"), "{revenue} - {cogs}", "amount"
+    ),
     Metric("free_cash_flow", _names(r"free cash flows?|FCF"), "{cfo} - {capex}", "amount"),
     Metric("capex", _names(r"capital expenditures?|capex"), "{capex}", "amount"),
     Metric(
@@ -350,6 +436,13 @@ METRICS = (
         "amount",
     ),
     Metric("total_assets", _names(r"total assets"), "{total_assets}", "amount"),
+    Metric("total_liabilities", _names(r"total liabilities"), "{total_liabilities}", "amount"),
+    Metric(
+        "equity",
+        _names(r"(?:total )?(?:shareholders|stockholders)['’]? equity|common equity"),
+        "{equity}",
+        "amount",
+    ),
     Metric("payables", _names(r"accounts payable"), "{payables}", "amount"),
     Metric(
         "inventory", _names(r"(?:total )?(?:amount of )?inventor(?:y|ies)"), "{inventory}", "amount"
@@ -368,7 +461,16 @@ METRICS = (
         "amount",
     ),
 )
-_GROWABLE = ("revenue", "net_income", "operating_income", "cogs", "capex", "total_assets")
+_GROWABLE = (
+    "revenue",
+    "net_income",
+    "operating_income",
+    "cogs",
+    "capex",
+    "total_assets",
+    "ebitda",
+    "gross_profit",
+)
 
 _FY = r"(?:FY\s?|fiscal (?:year )?)((?:19|20)\d\d)"
 _YEAR = re.compile(_FY, re.IGNORECASE)
@@ -453,6 +555,12 @@ _TITLES = {
     "current_liabilities": "total current liabilities",
     "dividends": "cash dividends paid",
     "inventory": "inventories",
+    "return_on_equity": "return on equity",
+    "receivables_turnover": "receivables turnover ratio",
+    "payables_turnover": "payables turnover ratio",
+    "interest_coverage": "interest coverage ratio",
+    "ebitda": "EBITDA",
+    "equity": "shareholders' equity",
 }
 
 
