@@ -126,6 +126,7 @@ def test_a_question_names_a_figure_and_its_fiscal_years(question: str, described
         "What is the change in the Total Gross Margin between Fiscal 2018 and 2019?",
         "What were the sales contributed to the segment's net sales in fiscal 2019?",
         "What are the components of cost of sales for Amazon's FY2017?",
+        "What Was AMCOR's Adjusted Non GAAP EBITDA for FY 2023",
     ],
 )
 def test_questions_about_something_else_are_left_to_the_model(question: str) -> None:

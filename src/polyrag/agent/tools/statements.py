@@ -491,11 +491,14 @@ _DECIMALS = re.compile(r"\b(one|two|three|1|2|3) decimal places?\b", re.IGNORECA
 # FY2019"): they are the metric's own, not a range to average over.
 _DEFINED = re.compile(r"\b(?:is |are )?defined as\b|\bdefine\b", re.IGNORECASE)
 # A yes-or-no question ("Does Adobe have an improving operating margin profile?") or one after
-# a reason asks for a judgement in words, not for the figure.
+# a reason asks for a judgement in words, not for the figure; a part, a breakdown or an
+# adjusted measure is not the statement's figure either.
 _NOT_A_FIGURE = re.compile(
     r"^\W*(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)\b|"
     r"\bwhat (?:drove|drives|caused|explains)\b|\bwhy\b|\bcomponents? of\b|\bbreakdown\b|"
-    r"\bwhat kinds?\b|\bproportion\b|\bsum of\b|\bcontributed\b",
+    r"\bwhat kinds?\b|\bproportion\b|\bsum of\b|\bcontributed\b|"
+    # a measure of the company's own making, or a formula of the asker's
+    r"(?<!un)adjusted\b|\bnon[- ]?GAAP\b|\bnumerator\b|\bdenominator\b",
     re.IGNORECASE,
 )
 _WORD_DECIMALS = {"one": 1, "two": 2, "three": 3}
