@@ -2,15 +2,23 @@
 
 "What is the FY2019 fixed asset turnover ratio for Activision Blizzard?" needs three numbers
 from two statements (revenue for 2019, net PP&E at the end of 2018 and 2019) and one formula
-every analyst knows. The local model copies the wrong row or the wrong year about as often as
-the right one (FinanceBench: a fifth of such questions right), while the rows themselves are
-in the filing's tables with their labels and year columns. So for the line items and ratios
-below, code reads the question (which figure, which fiscal years, a three-year average, a
-growth rate, the unit and the rounding asked for), finds each line item in the statement that
-reports it (a row label from a short list of the names filings use, in a column headed by the
-year), and writes the calculation for the calculator, which checks every operand against the
-rows it cites. A figure it cannot find is never guessed: the question then goes on to the
-model's own calculation.
+every analyst knows. The local model, shown those rows, copied the wrong row or the wrong year
+more often than not (FinanceBench: a quarter of such questions right), while the rows
+themselves are in the filing's tables with their labels and year columns. So for the line
+items and ratios below, code reads the question (which figure, which fiscal years, a
+three-year average, a growth rate or a change, the unit and the rounding asked for), finds
+each line item in the statement that reports it, and writes the calculation for the
+calculator, which checks every operand against the rows it cites.
+
+The statement is the filing's own: a table titled as that statement, else one holding its
+hallmark rows ("Total assets") and no other statement's (selected financial data holds them
+all), never an exhibit's or a note's; of those the longest (the statement, not a summary of
+it). A statement whose columns the parser did not find as a table is read from its lines of
+text. In it, the row is the best of a short list of the names filings give the item, in the
+column headed by the year. A figure it cannot find is never guessed, and a question about
+something narrower (a quarter, a segment, an adjusted measure, a ratio to something it does
+not know) is not taken for one of these: the question then goes on to the model's own
+calculation.
 
 Only questions that name a fiscal year ("FY2019", "fiscal 2019") are read here; the formulas
 are the textbook ones, which is also how the questions that define them spell them out.
@@ -649,7 +657,7 @@ class Found:
     label: str
     table: SourceTable
     row: int  # 0-based data row
-    scale: float  # the table's unit in millions (0.001 for thousands); 0 until known
+    scale: float  # the table's unit in millions (0.001 for thousands)
 
 
 def run(
