@@ -170,3 +170,31 @@ def test_who_was_born_first_is_decided_by_the_birth_dates(home: Path) -> None:
     cited = {Path(c["path"]).name for c in reply["citations"]}
     assert {"Ed_Wood.md", "Scott_Derrickson.md"} <= cited
     assert steps(reply, "compare") and not steps(reply, "generate")
+
+
+@pytest.fixture(scope="module")
+def filing(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real 10-K (85 pages): Amazon's for 2017, from the FinanceBench filings."""
+    home = tmp_path_factory.mktemp("filing")
+    pdf = SHARED / "eval" / "financebench" / "pdfs" / "AMAZON_2017_10K.pdf"
+    report = polyrag_json(home, "ingest", str(pdf))
+    assert not report["failed"]
+    return home
+
+
+def test_a_ratio_over_a_filing_is_computed_from_its_statements_with_the_rows_cited(
+    filing: Path,
+) -> None:
+    reply = ask(
+        filing,
+        "What is Amazon's FY2017 days payable outstanding (DPO)? DPO is defined as: 365 * "
+        "(average accounts payable between FY2016 and FY2017) / (FY2017 COGS + change in "
+        "inventory between FY2016 and FY2017). Round your answer to two decimal places.",
+    )
+    assert reply["mode"] == "agent" and not reply["refused"], reply
+    assert "93.86" in reply["answer"]  # 365 × ((34,616 + 25,309) ÷ 2) ÷ (111,934 + 16,047 − 11,461)
+    (tool,) = [s for s in steps(reply, "tool") if s["data"]["ok"]]
+    assert tool["data"]["tool"] == "statement"
+    assert "34,616" in tool["data"]["formula"] and "111,934" in tool["data"]["formula"]
+    pages = {c["locator"].get("page") for c in reply["citations"]}
+    assert {38, 40} <= pages  # the statement of operations and the balance sheet
