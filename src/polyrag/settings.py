@@ -96,6 +96,13 @@ class RetrieveSettings(_Section):
         "the question contains (BESTBUY_2019_10K.pdf for 'Best Buy … FY2019'), so a file the "
         "question names ranks first in a library (0 turns it off).",
     )
+    statement_match: float = Field(
+        0.3,
+        ge=0,
+        description="When a question names a financial statement or a figure one reports "
+        "('the balance sheet', 'inventory turnover'), candidates on the pages titled as that "
+        "statement gain this much (0 turns it off).",
+    )
 
 
 class AnswerSettings(_Section):

@@ -10,8 +10,10 @@ Then, in order (each a setting, each measured with `eval qa --retrieval-only`):
   filter on the pages the question names (`pages.py`); each chunk keeps its best cosine;
 - a long question weighs BM25 less (`keyword_words`);
 - after fusion, a chunk gains from the best other candidates of its page (`page_support`), from
-  the share of its file name the question spells out (`name_match`, `names.py`) and from being
-  on a page the question names (`page_match`).
+  the share of its file name the question spells out (`name_match`, `names.py`), from being
+  on a page the question names (`page_match`) and from being on the page of a financial
+  statement the question needs (`statement_match`, `financial.py`: "the FY2016 COGS" needs the
+  income statement; a page is that statement's when one of its candidates is titled so).
 Hits keep reporting their cosine to the question itself, which is what the refusal gates read.
 """
 
@@ -27,6 +29,7 @@ from typing import TypeVar
 import numpy as np
 
 from polyrag.errors import ConfigError
+from polyrag.financial import needed_statements, titled_statements
 from polyrag.index.embed.base import Embedder
 from polyrag.index.store.base import Store
 from polyrag.retrieve.base import TIMING_KEYS, RetrievalResult, SearchMode
@@ -136,6 +139,8 @@ class HybridRetriever:
             hits = _with_named_files_first(hits, query, settings.name_match)
         if pages:
             hits = _with_named_pages_first(hits, pages, settings.page_match)
+        if not per_source and settings.statement_match > 0:
+            hits = _with_needed_statements_first(hits, query, settings.statement_match)
         hits = hits[:k]
         now = time.perf_counter()
         timings["fuse"] = (now - fuse_started) * 1000
@@ -267,6 +272,32 @@ def _with_named_pages_first(hits: list[Hit], pages: Sequence[int], weight: float
     """Hits on the pages the question names raised by `weight`."""
     named = set(pages)
     return _raised(hits, lambda hit: weight if hit.chunk.locator.page in named else 0.0)
+
+
+def _with_needed_statements_first(hits: list[Hit], query: str, weight: float) -> list[Hit]:
+    """Hits on the pages of the statements the question needs raised by `weight`. A page is a
+    statement's when a candidate on it is headed or opens with that statement's title (the
+    title line is often a chunk of its own, the rows another)."""
+    needed = needed_statements(query)
+    if not needed:
+        return hits
+    titled: dict[tuple[str, int], set[str]] = {}
+    for hit in hits:
+        chunk = hit.chunk
+        if chunk.locator.page is None:
+            continue
+        opening = chunk.text.split("\n", 3)[:3]
+        heading = " ".join([*chunk.locator.heading_path, *opening])
+        titled.setdefault((chunk.source_id, chunk.locator.page), set()).update(
+            titled_statements(heading)
+        )
+
+    def bonus(hit: Hit) -> float:
+        page = hit.chunk.locator.page
+        on = titled.get((hit.chunk.source_id, page), set()) if page is not None else set()
+        return weight if on & needed else 0.0
+
+    return _raised(hits, bonus)
 
 
 def _raised(hits: list[Hit], bonus: Callable[[Hit], float]) -> list[Hit]:
