@@ -19,6 +19,7 @@ __all__ = [
     "ITEMS",
     "METRICS",
     "STATEMENT_TITLES",
+    "STATEMENT_WORDS",
     "Item",
     "Metric",
     "needed_statements",
@@ -478,6 +479,12 @@ _PAGE_TITLES = {
     ),
     INCOME: STATEMENT_TITLES[INCOME],
     CASH: re.compile(r"statements?of(?:consolidated)?cashflows?|cashflowstatements?"),
+}
+# The words statements are titled with, to search for their pages.
+STATEMENT_WORDS = {
+    BALANCE: "consolidated balance sheets statements of financial position",
+    INCOME: "consolidated statements of income operations earnings",
+    CASH: "consolidated statements of cash flows",
 }
 _SLOTS = re.compile(r"\{(?:avg )?(\w+?)(?:-\d)?\}")
 

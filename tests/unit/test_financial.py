@@ -4,7 +4,8 @@ retriever raising those pages."""
 from __future__ import annotations
 
 from polyrag.financial import BALANCE, CASH, INCOME, needed_statements, titled_statements
-from polyrag.retrieve.hybrid import _with_needed_statements_first
+from polyrag.retrieve.hybrid import HybridRetriever, _with_needed_statements_first
+from polyrag.settings import RetrieveSettings
 from polyrag.types import Chunk, Hit, Locator
 
 
@@ -48,3 +49,41 @@ def test_the_pages_of_the_needed_statement_are_raised() -> None:
     assert [round(h.score, 2) for h in ranked] == [1.0, 0.9, 0.8]
     # A question that needs no statement leaves the order alone.
     assert _with_needed_statements_first(hits, "Who is the CEO?", 0.3) == hits
+
+
+class TitleStore:
+    """Finds statement titles by their words, in the documents it is asked to search."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, tuple[str, ...]]] = []
+
+    def keyword_search(self, query: str, k: int, where: object = None, **_: object) -> list[Hit]:
+        sources = tuple(getattr(where, "source_ids", ()) or ())
+        self.asked.append((query, sources))
+        titles = [
+            Chunk("t-msft", "msft", "/docs/MSFT_10K.pdf", "INCOME STATEMENTS\n(In millions)",
+                  Locator(page=52)),
+            Chunk("t-other", "aapl", "/docs/AAPL_10K.pdf", "CONSOLIDATED STATEMENTS OF OPERATIONS",
+                  Locator(page=30)),
+            Chunk("prose", "msft", "/docs/MSFT_10K.pdf", "Our income statements reflect the adoption of the new revenue standard in fiscal 2019.",
+                  Locator(page=20)),
+        ]  # fmt: skip
+        return [Hit(c, 9.0) for c in titles if not sources or c.source_id in sources][:k]
+
+
+def test_the_needed_statements_pages_join_the_candidates_when_no_search_found_them() -> None:
+    store = TitleStore()
+    retriever = HybridRetriever(store, None, RetrieveSettings(), parallel=False)  # type: ignore[arg-type]
+    hits = [
+        Hit(chunk("md", 35, "Operating margin improved as revenue grew."), 0.8),
+        Hit(chunk("risk", 12, "Competition may reduce our margins."), 0.6),
+    ]
+    joined = retriever._with_statement_titles(hits, {INCOME}, None, None)
+    # Searched in the documents found only; the title joins at the lowest score, to be raised
+    # by statement_match; a passage that merely mentions the statement does not join.
+    assert store.asked == [("consolidated statements of income operations earnings", ("msft",))]
+    assert [(h.chunk.chunk_id, h.score) for h in joined] == [
+        ("md", 0.8),
+        ("risk", 0.6),
+        ("t-msft", 0.6),
+    ]

@@ -29,7 +29,7 @@ from typing import TypeVar
 import numpy as np
 
 from polyrag.errors import ConfigError
-from polyrag.financial import needed_statements, titled_statements
+from polyrag.financial import STATEMENT_WORDS, needed_statements, titled_statements
 from polyrag.index.embed.base import Embedder
 from polyrag.index.store.base import Store
 from polyrag.retrieve.base import TIMING_KEYS, RetrievalResult, SearchMode
@@ -140,6 +140,9 @@ class HybridRetriever:
         if pages:
             hits = _with_named_pages_first(hits, pages, settings.page_match)
         if not per_source and settings.statement_match > 0:
+            needed = needed_statements(query)
+            if needed and mode != "vector":
+                hits = self._with_statement_titles(hits, needed, where, query_vector)
             hits = _with_needed_statements_first(hits, query, settings.statement_match)
         hits = hits[:k]
         now = time.perf_counter()
@@ -180,6 +183,34 @@ class HybridRetriever:
                     best[hit.chunk.chunk_id] = hit
         ranked = sorted(best.values(), key=lambda hit: (-hit.score, hit.chunk.chunk_id))
         return [replace(hit, vector_rank=rank) for rank, hit in enumerate(ranked, start=1)]
+
+    def _with_statement_titles(
+        self,
+        hits: list[Hit],
+        needed: set[str],
+        where: Filter | None,
+        query_vector: np.ndarray | None,
+    ) -> list[Hit]:
+        """The candidates, and after them the chunks that title the needed statements
+        ("CONSOLIDATED STATEMENTS OF INCOME"), found by their words: a long question about a
+        margin's trend may share no word with the statement's page, which then never becomes
+        a candidate to raise."""
+        # Only in the documents the question found: in a library, every other filing's
+        # statements are titled the same.
+        sources = tuple(dict.fromkeys(hit.chunk.source_id for hit in hits[:_TITLE_SOURCES_FROM]))
+        if not sources:
+            return hits
+        within = replace(where or Filter(), source_ids=sources)
+        words = " ".join(STATEMENT_WORDS[name] for name in sorted(needed))
+        found = self._store.keyword_search(words, _TITLE_HITS, within, vector=query_vector)
+        known = {hit.chunk.chunk_id for hit in hits}
+        floor = min((hit.score for hit in hits), default=0.0)
+        extra = [
+            replace(hit, score=floor, keyword_rank=None)
+            for hit in found
+            if hit.chunk.chunk_id not in known and _titles(hit.chunk)
+        ]
+        return hits + extra
 
     def close(self) -> None:
         if self._pool is not None:
@@ -274,6 +305,24 @@ def _with_named_pages_first(hits: list[Hit], pages: Sequence[int], weight: float
     return _raised(hits, lambda hit: weight if hit.chunk.locator.page in named else 0.0)
 
 
+_TITLE_HITS = 10  # chunks searched for by the needed statements' title words
+_TITLE_SOURCES_FROM = 5  # the candidates whose documents' statements may join them
+
+
+def _titles(chunk: Chunk) -> set[str]:
+    """The statements a chunk's headings or first lines are titles of (a short line naming
+    one: "CONSOLIDATED STATEMENTS OF INCOME", not "Our income statements reflect …")."""
+    lines = [*chunk.locator.heading_path, *chunk.text.split("\n", 3)[:3]]
+    found: set[str] = set()
+    for line in lines:
+        if len(line.split()) <= _TITLE_WORDS:
+            found |= titled_statements(line)
+    return found
+
+
+_TITLE_WORDS = 12
+
+
 def _with_needed_statements_first(hits: list[Hit], query: str, weight: float) -> list[Hit]:
     """Hits on the pages of the statements the question needs raised by `weight`. A page is a
     statement's when a candidate on it is headed or opens with that statement's title (the
@@ -286,11 +335,7 @@ def _with_needed_statements_first(hits: list[Hit], query: str, weight: float) ->
         chunk = hit.chunk
         if chunk.locator.page is None:
             continue
-        opening = chunk.text.split("\n", 3)[:3]
-        heading = " ".join([*chunk.locator.heading_path, *opening])
-        titled.setdefault((chunk.source_id, chunk.locator.page), set()).update(
-            titled_statements(heading)
-        )
+        titled.setdefault((chunk.source_id, chunk.locator.page), set()).update(_titles(chunk))
 
     def bonus(hit: Hit) -> float:
         page = hit.chunk.locator.page
