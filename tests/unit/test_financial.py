@@ -51,6 +51,9 @@ def test_the_pages_of_the_needed_statement_are_raised() -> None:
     assert _with_needed_statements_first(hits, "Who is the CEO?", 0.3) == hits
 
 
+PROSE = "Our income statements reflect the adoption of the new revenue standard in fiscal 2019."
+
+
 class TitleStore:
     """Finds statement titles by their words, in the documents it is asked to search."""
 
@@ -65,7 +68,7 @@ class TitleStore:
                   Locator(page=52)),
             Chunk("t-other", "aapl", "/docs/AAPL_10K.pdf", "CONSOLIDATED STATEMENTS OF OPERATIONS",
                   Locator(page=30)),
-            Chunk("prose", "msft", "/docs/MSFT_10K.pdf", "Our income statements reflect the adoption of the new revenue standard in fiscal 2019.",
+            Chunk("prose", "msft", "/docs/MSFT_10K.pdf", PROSE,
                   Locator(page=20)),
         ]  # fmt: skip
         return [Hit(c, 9.0) for c in titles if not sources or c.source_id in sources][:k]
