@@ -107,7 +107,7 @@ def _statement_at(
         header = header_part(line)
         if header is not None and header[0]:
             break  # another statement's header
-        parsed = _rows_of(line, width)
+        parsed = rows_of(line, width)
         if parsed is None:
             break
         _merge(rows, parsed)
@@ -148,7 +148,7 @@ def header_part(line: str) -> tuple[list[str], list[str]] | None:
     return years, others
 
 
-def _rows_of(line: str, width: int) -> list[_Row] | None:
+def rows_of(line: str, width: int) -> list[_Row] | None:
     """The rows on one line: each label followed by `width` figures; a last label without its
     figures (they are on the next line, or it heads a section); None for a line of prose."""
     tokens = [t for t in _LEADER.sub(" ", line).split() if t not in _CURRENCY]

@@ -37,6 +37,7 @@ from polyrag.agent.tools.sql import cited_rows
 from polyrag.answer.numbers import parse_number, show
 from polyrag.financial import BALANCE, CASH, INCOME, ITEMS, METRICS, STATEMENT_TITLES, Item, Metric
 from polyrag.index.tables.base import SourceTable
+from polyrag.parse.pdf_statements import rows_of
 from polyrag.types import Chunk, Locator, Modality, Table
 
 __all__ = ["Found", "Plan", "plan", "run", "text_statements"]
@@ -344,36 +345,15 @@ def _text_table(lines: Sequence[str], page: int, title: str, dated: Sequence[str
     )
 
 
-_FIGURE_CELL = re.compile(r"^(?:\(\d[\d,]*(?:\.\d+)?\)|-?\d[\d,]*(?:\.\d+)?|[—–-])$")
-
-
 def _text_rows(line: str, width: int) -> list[tuple[str, ...]]:
-    """The rows of one line of a statement read as text: a label, then one figure per column
-    ("Accounts payable 1,174 1,587"); text extraction may run several rows into one line
-    ("… (876.8) (301.4) Dividends paid (1,244.5) (1,246.4)"). A run of figures longer than the
-    columns leaves its row out: which of them belong to the label cannot be told."""
-    tokens = line.replace("$", " ").split()
-    rows: list[tuple[str, ...]] = []
-    label: list[str] = []
-    index = 0
-    while index < len(tokens):
-        run = index
-        while run < len(tokens) and _FIGURE_CELL.match(tokens[run]):
-            run += 1
-        if run == index:
-            label.append(tokens[index])
-            index += 1
-            continue
-        figures = tokens[index:run]
-        if len(figures) == width and any(ch.isalpha() for ch in " ".join(label)):
-            rows.append((" ".join(label), *figures))
-            label = []
-        elif len(figures) > width:
-            label = []
-        else:
-            label += figures  # "Note 12", "$46 and $41": part of the label
-        index = run
-    return rows
+    """The rows of one line of a statement read as text, as the PDF parser reads them
+    (`parse/pdf_statements.rows_of`): a label, then one figure per column; only rows with a
+    figure under every column."""
+    return [
+        (row.label, *row.values)
+        for row in rows_of(line, width) or []
+        if len(row.values) == width and any(ch.isalpha() for ch in row.label)
+    ]
 
 
 class _Missing(Exception):
