@@ -13,7 +13,7 @@ import pytest
 
 from polyrag.agent.answers import Request
 from polyrag.agent.graph import Agent
-from polyrag.agent.questions import entity_searches
+from polyrag.agent.questions import Bridge, bridge_of, entity_searches
 from polyrag.agent.route import Route
 from polyrag.agent.steps import Steps
 from polyrag.agent.tools.base import ToolContext, ToolOutcome
@@ -204,7 +204,7 @@ def test_a_second_hop_searches_for_what_the_first_found_and_both_are_cited(tmp_p
         "found": "Shirley Temple played Corliss Archer",
         "next_search": "Shirley Temple government position",
     }
-    agent, _ = make_agent(
+    agent, chat = make_agent(
         tmp_path,
         [
             json.dumps(assess),
@@ -224,6 +224,33 @@ def test_a_second_hop_searches_for_what_the_first_found_and_both_are_cited(tmp_p
         "/docs/Kiss_and_Tell.md",
         "/docs/Shirley_Temple.md",
     }
+    # The reply is written from the two hops' passages alone, told whom the question describes.
+    written = chat.asked[-1][0][-1].content
+    assert "(The one the question describes is Shirley Temple [1].)" in written
+    assert written.index("[1] (Kiss_and_Tell.md") < written.index("[2] (Shirley_Temple.md")
+    assert "[3]" not in written
+    assert steps_named(trace, "bridge")
+
+
+def test_the_bridge_of_a_two_hop_question_is_a_name_with_its_own_passage() -> None:
+    question = (
+        "What government position was held by the woman who portrayed Corliss Archer in the "
+        "film Kiss and Tell?"
+    )
+    passages = [
+        ("Ed Wood", "Ed Wood was an American filmmaker who worked with Bela Lugosi."),
+        ("Kiss and Tell (1945 film)", "Kiss and Tell is a 1945 American comedy film starring "
+         "then 17-year-old Shirley Temple as Corliss Archer, directed by Richard Wallace."),
+        ("Shirley Temple", "Shirley Temple Black was an actress and diplomat."),
+    ]  # fmt: skip
+    assert bridge_of(question, passages) == Bridge("Shirley Temple", via=1, about=2)
+    # Richard Wallace has no passage of his own; a quoted title is one of the question's names.
+    assert bridge_of(question, passages[:2]) is None
+    quoted = 'The director of the romantic comedy "Big Stone Gap" is based in what city?'
+    film = ("Big Stone Gap (film)", "Big Stone Gap is a 2014 film directed by Adriana Trigiani.")
+    author = ("Adriana Trigiani", "Adriana Trigiani is an author based in Greenwich Village.")
+    assert bridge_of(quoted, [author, film]) == Bridge("Adriana Trigiani", via=1, about=0)
+    assert bridge_of("What is a science fantasy series?", passages) is None
 
 
 def test_a_model_that_never_stops_searching_is_stopped_by_the_round_cap(tmp_path: Path) -> None:

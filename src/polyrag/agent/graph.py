@@ -55,6 +55,7 @@ from polyrag.agent.grounding import (
 from polyrag.agent.questions import (
     AGES,
     ambiguous,
+    bridge_of,
     bridge_searches,
     chosen_by_reply,
     entity_searches,
@@ -585,6 +586,10 @@ class Agent:
                 standalone=question,
                 thread=run.thread,
             )
+        hint = ""
+        asks_two = YES_NO.match(question) or AGES.search(question)
+        if state.get("kind") == "multihop" and not asks_two:
+            evidence, hint = self._across_bridge(question, evidence, run)
         show_evidence(evidence, run.trace)
         compared = self._by_birth_dates(run, question, evidence)
         if compared is not None:
@@ -594,6 +599,7 @@ class Agent:
             style += prompt("computed")
         elif state.get("nothing_found"):
             style += prompt("no_rows")
+        style += hint
         draft = self.steps.generate(question, evidence, run.request.history, run.trace, style=style)
         arithmetic = state.get("kind") in ("compute", "aggregate", "compare")
         verdict = self.steps.verify(
@@ -642,6 +648,26 @@ class Agent:
         if YES_NO.match(question) and not answer.refused:
             answer = self._yes_or_no(run, question, evidence, answer)
         return answer
+
+    def _across_bridge(
+        self, question: str, evidence: list[Evidence], run: Run
+    ) -> tuple[list[Evidence], str]:
+        """A small model given both hops' passages among others often answers the first hop
+        ("the woman who portrayed Corliss Archer was Shirley Temple"). When code finds the
+        bridge, the model sees only the passage naming it and the passage about it, and is
+        told whom the question describes."""
+        bridge = bridge_of(question, [(_title(item.chunk), item.chunk.text) for item in evidence])
+        if bridge is None:
+            return evidence, ""
+        via = replace(evidence[bridge.via], n=1)
+        about = replace(evidence[bridge.about], n=2)
+        run.trace.add(
+            "bridge",
+            f"the question describes {bridge.name} ({label(via.chunk)}); the answer is in "
+            f"{label(about.chunk)}",
+            {"name": bridge.name, "via": via.chunk.chunk_id, "about": about.chunk.chunk_id},
+        )
+        return [via, about], prompt("bridge").format(name=bridge.name)
 
     def _by_birth_dates(
         self, run: Run, question: str, evidence: Sequence[Evidence]
@@ -931,3 +957,9 @@ _STATEMENT_SOURCES = 3  # the filings a statement figure is looked for in, best 
 
 def _next(state: AgentState) -> str:
     return state.get("next") or "answer"
+
+
+def _title(chunk: Chunk) -> str:
+    """What a passage is about: its document's first heading, else the file's name."""
+    path = chunk.locator.heading_path
+    return path[0] if path else Path(chunk.path).stem

@@ -217,3 +217,53 @@ def older_by_dates(question: str, passages: Sequence[str]) -> tuple[Birth, Birth
         return None
     earlier_wins = asked["word"].lower() in ("older", "elder", "born first", "born earlier")
     return (first, second) if earlier_wins else (second, first)
+
+
+# -- the bridge of a two-hop question ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bridge:
+    """What a two-hop question describes without naming, as the sources name it: "the woman who
+    portrayed Corliss Archer in the film Kiss and Tell" is Shirley Temple. ``via`` is the
+    passage that names it beside the question's own names; ``about`` the passage about it."""
+
+    name: str
+    via: int
+    about: int
+
+
+def bridge_of(question: str, passages: Sequence[tuple[str, str]]) -> Bridge | None:
+    """The bridge of a two-hop question, found by code in (title, text) passages: the passage
+    holding most of the question's names names something else that is the title of another
+    passage. None when no passage names the question's things or none of its names has its
+    own passage (the question is then not a two-hop question these sources resolve)."""
+    asked = [n.lower() for n in names_in(question)]
+    asked += [q.lower() for q in re.findall(r'"([^"]+)"', question)]
+    if not asked:
+        return None
+    covers = [sum(1 for name in asked if name in text.lower()) for _, text in passages]
+    if not covers or max(covers) == 0:
+        return None
+    via = covers.index(max(covers))
+    own_title = _bare_title(passages[via][0])
+    lowered_question = question.lower()
+    for name in names_in(passages[via][1]):
+        lowered = name.lower()
+        if lowered in lowered_question or any(lowered in a or a in lowered for a in asked):
+            continue
+        if own_title and (lowered in own_title or own_title in lowered):
+            continue
+        for about, (title, _) in enumerate(passages):
+            bare = _bare_title(title)
+            if about == via or not bare or bare == own_title:
+                continue
+            if bare == lowered or (len(bare.split()) > 1 and bare in lowered):
+                return Bridge(name, via, about)
+    return None
+
+
+def _bare_title(title: str) -> str:
+    """A title without its qualifier, as a name would be written: "Kiss and Tell (1945 film)"
+    → "kiss and tell"."""
+    return " ".join(re.sub(r"\([^)]*\)", " ", title.replace("_", " ")).split()).lower()
