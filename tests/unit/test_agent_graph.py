@@ -238,18 +238,24 @@ def test_the_bridge_of_a_two_hop_question_is_a_name_with_its_own_passage() -> No
         "film Kiss and Tell?"
     )
     passages = [
-        ("Ed Wood", "Ed Wood was an American filmmaker who worked with Bela Lugosi."),
-        ("Kiss and Tell (1945 film)", "Kiss and Tell is a 1945 American comedy film starring "
+        ("wood", "Ed Wood", "Ed Wood was an American filmmaker who worked with Bela Lugosi."),
+        ("kiss", "Kiss and Tell (1945 film)", "Kiss and Tell is a 1945 comedy film starring "
          "then 17-year-old Shirley Temple as Corliss Archer, directed by Richard Wallace."),
-        ("Shirley Temple", "Shirley Temple Black was an actress and diplomat."),
+        ("temple", "Shirley Temple", "Shirley Temple Black was an actress and diplomat."),
     ]  # fmt: skip
     assert bridge_of(question, passages) == Bridge("Shirley Temple", via=1, about=2)
     # Richard Wallace has no passage of his own; a quoted title is one of the question's names.
     assert bridge_of(question, passages[:2]) is None
     quoted = 'The director of the romantic comedy "Big Stone Gap" is based in what city?'
-    film = ("Big Stone Gap (film)", "Big Stone Gap is a 2014 film directed by Adriana Trigiani.")
-    author = ("Adriana Trigiani", "Adriana Trigiani is an author based in Greenwich Village.")
+    film = ("gap", "Big Stone Gap", "Big Stone Gap is a 2014 film directed by Adriana Trigiani.")
+    author = ("ta", "Adriana Trigiani", "Adriana Trigiani is an author based in Greenwich Village.")
     assert bridge_of(quoted, [author, film]) == Bridge("Adriana Trigiani", via=1, about=0)
+    # A section of the same document titled with the name is not a document of its own.
+    report = [
+        ("10-K", "Revenue", "Revenue of the segment that grew, Cloud Services, rose."),
+        ("10-K", "Cloud Services", "Cloud Services revenue was 12 billion."),
+    ]
+    assert bridge_of("What did the segment that grew in Revenue earn?", report) is None
     assert bridge_of("What is a science fantasy series?", passages) is None
 
 

@@ -656,7 +656,8 @@ class Agent:
         ("the woman who portrayed Corliss Archer was Shirley Temple"). When code finds the
         bridge, the model sees only the passage naming it and the passage about it, and is
         told whom the question describes."""
-        bridge = bridge_of(question, [(_title(item.chunk), item.chunk.text) for item in evidence])
+        passages = [(e.chunk.source_id, _title(e.chunk), e.chunk.text) for e in evidence]
+        bridge = bridge_of(question, passages)
         if bridge is None:
             return evidence, ""
         via = replace(evidence[bridge.via], n=1)

@@ -233,30 +233,32 @@ class Bridge:
     about: int
 
 
-def bridge_of(question: str, passages: Sequence[tuple[str, str]]) -> Bridge | None:
-    """The bridge of a two-hop question, found by code in (title, text) passages: the passage
-    holding most of the question's names names something else that is the title of another
-    passage. None when no passage names the question's things or none of its names has its
-    own passage (the question is then not a two-hop question these sources resolve)."""
+def bridge_of(question: str, passages: Sequence[tuple[str, str, str]]) -> Bridge | None:
+    """The bridge of a two-hop question, found by code in (source, title, text) passages: the
+    passage holding most of the question's names names something else that is the title of a
+    passage of another source (it has a document of its own, as in an encyclopedia). None
+    when no passage names the question's things or none of its names has its own document
+    (the question is then not a two-hop question these sources resolve)."""
     asked = [n.lower() for n in names_in(question)]
     asked += [q.lower() for q in re.findall(r'"([^"]+)"', question)]
     if not asked:
         return None
-    covers = [sum(1 for name in asked if name in text.lower()) for _, text in passages]
+    covers = [sum(1 for name in asked if name in text.lower()) for _, _, text in passages]
     if not covers or max(covers) == 0:
         return None
     via = covers.index(max(covers))
-    own_title = _bare_title(passages[via][0])
+    source, own, text = passages[via]
+    own_title = _bare_title(own)
     lowered_question = question.lower()
-    for name in names_in(passages[via][1]):
+    for name in names_in(text):
         lowered = name.lower()
         if lowered in lowered_question or any(lowered in a or a in lowered for a in asked):
             continue
         if own_title and (lowered in own_title or own_title in lowered):
             continue
-        for about, (title, _) in enumerate(passages):
+        for about, (elsewhere, title, _) in enumerate(passages):
             bare = _bare_title(title)
-            if about == via or not bare or bare == own_title:
+            if elsewhere == source or not bare or bare == own_title:
                 continue
             if bare == lowered or (len(bare.split()) > 1 and bare in lowered):
                 return Bridge(name, via, about)
