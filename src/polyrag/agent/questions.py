@@ -22,6 +22,7 @@ _COMPARING = frozenset(
     }
 )  # fmt: skip
 _CONNECTORS = frozenset({"of", "the", "de", "von", "van", "for", "and"})
+_QUOTED = re.compile(r'"([^"]+)"')  # a quoted title is one of the question's names
 QUESTION_WORDS = frozenset(
     {
         "What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How", "Is", "Are",
@@ -70,7 +71,7 @@ def entity_searches(question: str) -> list[str]:
         name = " ".join(words)
         if name and name not in names:
             names.append(name)
-    quoted = re.findall(r'"([^"]+)"', question)
+    quoted = _QUOTED.findall(question)
     names = list(dict.fromkeys([*quoted, *names]))
     if len(names) < 2:
         return []
@@ -240,7 +241,7 @@ def bridge_of(question: str, passages: Sequence[tuple[str, str, str]]) -> Bridge
     when no passage names the question's things or none of its names has its own document
     (the question is then not a two-hop question these sources resolve)."""
     asked = [n.lower() for n in names_in(question)]
-    asked += [q.lower() for q in re.findall(r'"([^"]+)"', question)]
+    asked += [q.lower() for q in _QUOTED.findall(question)]
     if not asked:
         return None
     covers = [sum(1 for name in asked if name in text.lower()) for _, _, text in passages]
@@ -258,7 +259,7 @@ def bridge_of(question: str, passages: Sequence[tuple[str, str, str]]) -> Bridge
             continue
         for about, (elsewhere, title, _) in enumerate(passages):
             bare = _bare_title(title)
-            if elsewhere == source or not bare or bare == own_title:
+            if elsewhere == source or not bare:
                 continue
             if bare == lowered or (len(bare.split()) > 1 and bare in lowered):
                 return Bridge(name, via, about)
