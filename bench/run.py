@@ -9,7 +9,10 @@ and 1M chunks; end-to-end ingestion of the FinanceBench filings (pages/s, chunks
 of the ingest process); local answer latency and correctness on the office-qa questions;
 retrieval quality on SciFact (BM25, dense, hybrid; test and train queries) with `polyrag eval
 retrieval`; and `polyrag eval qa` on a fixed small sample of each shared question set.
-Indexes of the evaluation data are kept in .polyrag/bench-home and reused by the next run.
+Indexes of the evaluation data are kept in .polyrag/bench-home and reused by the next run. The
+full suite's measurements are kept in bench/results/ and committed with BENCHMARKS.md: a run
+interrupted after some question sets (the whole suite takes hours on two cores) is resumed by the
+next session on any clone (`--resume`), and `--only` reruns one section beside the others.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "eval"
 OUT = REPO / "BENCHMARKS.md"
+RESULTS = REPO / "bench" / "results"  # the full suite's measurements, committed
 
 
 def machine() -> dict[str, str]:
@@ -761,9 +765,15 @@ def main() -> int:
     )
     parser.add_argument("--scifact", type=Path, default=SHARED / "scifact", help="a BEIR folder")
     parser.add_argument(
-        "--home", type=Path, default=BENCH_HOME, help="keeps the evaluation indexes and results"
+        "--home", type=Path, default=BENCH_HOME, help="keeps the evaluation indexes"
     )
     parser.add_argument("--out", type=Path, default=OUT, help="the Markdown to write")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        help="where the measurements are kept (default: bench/results for the full suite, "
+        "committed so that any clone resumes it; the home for --quick and --tiny)",
+    )
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -780,8 +790,9 @@ def main() -> int:
     profile = PROFILES["quick" if args.quick else "tiny" if args.tiny else "full"]
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sections = args.only or list(SECTIONS)
-    results_file = args.home / "bench-results.json"
-    partial_file = args.home / "bench-results.partial.json"  # saved after every section
+    kept = args.results or (RESULTS if profile.name == "full" else args.home)
+    results_file = kept / "bench-results.json"
+    partial_file = kept / "bench-results.partial.json"  # saved after every question set
     results: dict[str, Any] = {}
     if args.only and results_file.is_file():
         results = json.loads(results_file.read_text())
