@@ -128,8 +128,8 @@ def eval_qa(
         str,
         typer.Option(
             "--dataset",
-            help="financebench, mmlongbench, tatqa, squad2, office-qa, or a .jsonl of "
-            '{"question", "answer", "source"?, "evidence_pages"?}.',
+            help="financebench, mmlongbench, tatqa, squad2, hotpotqa, office-qa, table-qa, "
+            'or a .jsonl of {"question", "answer", "source"?, "evidence_pages"?}.',
         ),
     ],
     limit: Annotated[
