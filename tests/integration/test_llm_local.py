@@ -49,6 +49,33 @@ def test_a_fixed_system_prompt_is_evaluated_once(local_model: LocalLlamaModel) -
     assert warm < cold / 3, f"cold {cold:.2f} s, warm {warm:.2f} s"
 
 
+def test_a_prompt_gets_the_same_reply_whatever_was_asked_before(
+    local_model: LocalLlamaModel,
+) -> None:
+    """Only the first message is reused from the KV cache, so a prompt is evaluated in the same
+    batches after any history: its probabilities are equal, not merely close (before, they
+    moved by a few hundredths with what had been asked, and near-ties flipped greedy replies)."""
+    system = Message("system", "Answer in one short sentence.")
+    question = [system, Message("user", "Is the sky green? Answer yes or no.")]
+    other = [system, Message("user", "Name a colour of the sea.")]
+    stranger = [Message("system", "Reply in French."), Message("user", "Bonjour ?")]
+    options = GenerationOptions(max_tokens=1)
+    first = local_model.weigh(question, ("yes", "no"))
+    again = local_model.weigh(question, ("yes", "no"))  # the whole prompt was in the cache
+    complete(local_model, other, options)  # the same first message, another question
+    after_other = local_model.weigh(question, ("yes", "no"))
+    complete(local_model, stranger, options)  # another first message
+    after_stranger = local_model.weigh(question, ("yes", "no"))
+    assert first == again == after_other == after_stranger
+    reply = [Message("user", "List three fruits, comma separated.")]
+    texts = set()
+    for before in ([], other, stranger, reply):
+        if before:
+            complete(local_model, before, options)
+        texts.add(complete(local_model, reply, GenerationOptions(max_tokens=24)))
+    assert len(texts) == 1, texts
+
+
 def test_concurrent_first_calls_both_get_answers(qwen_gguf: Path) -> None:
     model = LocalLlamaModel(qwen_gguf, LocalLLMSettings.model_validate({"context_window": 512}))
     question = [Message("user", "What is 2+2? Reply with just the number.")]

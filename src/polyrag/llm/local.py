@@ -2,8 +2,13 @@
 
 One `Llama` instance is loaded on first use and kept. Calls are serialized on it, and
 llama-cpp-python keeps the previous evaluation in the KV cache: a new prompt re-evaluates only
-the tokens after the longest prefix it shares with the last one, so a fixed system prompt is
-paid for once rather than on every call.
+the tokens after the prefix it shares with the last one, so a fixed system prompt is paid for
+once rather than on every call.
+
+That prefix is always the prompt's first message (the system prompt), evaluated on its own, and
+never more: llama.cpp's arithmetic depends on how a prompt is cut into batches, so a prompt
+whose reused part varied with whatever was asked before got a different greedy reply to the same
+question from one run to the next. Cut at a fixed place, a prompt always gets the same reply.
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ class LocalLlamaModel:
         self._llama: Llama | None = None
         self._load_lock = threading.RLock()  # also guards finding (and maybe joining) the file
         self._run_lock = threading.Lock()
+        self._formatter: Any = None  # renders messages with the model file's chat template
 
     @classmethod
     def packaged(cls, cache_dir: Path, settings: LocalLLMSettings) -> LocalLlamaModel:
@@ -68,6 +74,7 @@ class LocalLlamaModel:
         with self._run_lock:  # one evaluation at a time; its KV cache is the next one's prefix
             llama = self._loaded()
             try:
+                self._keep_first_message(llama, messages)
                 chunks = cast(Iterator[dict[str, Any]], llama.create_chat_completion(**request))
                 for chunk in chunks:
                     piece = chunk["choices"][0]["delta"].get("content")
@@ -103,6 +110,7 @@ class LocalLlamaModel:
         with self._run_lock:
             llama = self._loaded()
             try:
+                self._keep_first_message(llama, messages)
                 llama.create_chat_completion(**request)
                 ids = {choice: _first_tokens(llama, choice) for choice in choices}
             except ValueError as error:
@@ -142,6 +150,47 @@ class LocalLlamaModel:
             if self._llama is not None:
                 self._llama.close()
                 self._llama = None
+
+    def _keep_first_message(self, llama: Llama, messages: Sequence[Message]) -> None:
+        """Leave exactly the prompt's first message in the KV cache, evaluated alone.
+
+        The cache is cut back to that message when it holds it (llama.cpp then evaluates the
+        rest of the prompt from there), and otherwise emptied and filled with that message
+        alone, so every prompt is evaluated in the same batches whatever came before it."""
+        tokens = self._prompt_tokens(llama, messages)
+        end = _first_message_end(llama, tokens)
+        if end is None:  # a template without message markers: evaluate from the start
+            llama.reset()
+            return
+        cached = llama.input_ids[: llama.n_tokens]
+        if llama.n_tokens >= end and list(cached[:end]) == tokens[:end]:
+            llama.n_tokens = end  # llama-cpp-python drops the rest of the KV cache itself
+            return
+        llama.reset()
+        llama.eval(tokens[:end])
+
+    def _prompt_tokens(self, llama: Llama, messages: Sequence[Message]) -> list[int]:
+        """The tokens llama-cpp-python's chat handler makes of `messages` (the model file's own
+        chat template, as it renders it)."""
+        if "tokenizer.chat_template" not in llama.metadata:
+            return []  # no template of its own: nothing is kept between prompts
+        if self._formatter is None:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            def text(token: int) -> str:  # as Llama.__init__ names the end and start tokens
+                return str(llama._model.token_get_text(token)) if token != -1 else ""
+
+            self._formatter = Jinja2ChatFormatter(
+                template=llama.metadata["tokenizer.chat_template"],
+                eos_token=text(llama.token_eos()),
+                bos_token=text(llama.token_bos()),
+            )
+        rendered = self._formatter(
+            messages=[{"role": m.role, "content": m.content} for m in messages]
+        )
+        return llama.tokenize(
+            rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True
+        )
 
     def _loaded(self) -> Llama:
         llama = self._llama
@@ -197,6 +246,18 @@ def _first_tokens(llama: Llama, word: str) -> set[int]:
     forms = {word, word.capitalize(), f" {word}", f" {word.capitalize()}"}
     firsts = (llama.tokenize(form.encode("utf-8"), add_bos=False, special=False) for form in forms)
     return {tokens[0] for tokens in firsts if tokens}
+
+
+def _first_message_end(llama: Llama, tokens: Sequence[int]) -> int | None:
+    """Where the first message of a rendered prompt ends: after its end-of-turn token (and the
+    line break the template writes after it), or None when the template marks no turns."""
+    end_of_turn = llama.tokenize(b"<|im_end|>", add_bos=False, special=True)
+    if len(end_of_turn) != 1 or end_of_turn[0] not in tokens:
+        return None
+    end = list(tokens).index(end_of_turn[0]) + 1
+    if end < len(tokens) and llama.detokenize([tokens[end]]) == b"\n":
+        end += 1
+    return end if end < len(tokens) else None
 
 
 def _one_line(error: BaseException) -> str:
