@@ -13,7 +13,8 @@ retries per tool, and `agent.recursion_limit` graph steps. Running out of any of
 to the answer, so a question always ends with an answer or a refusal.
 
 State is plain JSON (agent/state.py), checkpointed under the polyrag home, so a conversation
-paused by a clarifying question resumes later, in another process too.
+paused by a clarifying question resumes later, in another process too. The nodes hold the
+control flow; the tools are called by agent/calls.py and the reply is written by agent/reply.py.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import re
 import sqlite3
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,28 +35,15 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
 from polyrag.agent import critic
-from polyrag.agent.answers import Request, conclude, refusal, show_evidence
+from polyrag.agent.answers import Request, refusal
+from polyrag.agent.calls import ToolCalls
 from polyrag.agent.decisions import (
     Assessment,
-    Expression,
     Plan,
-    SqlQuery,
-    ToolChoice,
-    YesNo,
     decide,
 )
-from polyrag.agent.grounding import (
-    derived,
-    with_bridges,
-    with_chain,
-    with_coverage,
-    with_figure,
-    with_result,
-)
 from polyrag.agent.questions import (
-    AGES,
     ambiguous,
-    bridge_of,
     bridge_searches,
     chosen_by_reply,
     entity_searches,
@@ -63,7 +51,9 @@ from polyrag.agent.questions import (
     relevant,
     stated_in,
 )
+from polyrag.agent.reply import Replier
 from polyrag.agent.route import Route
+from polyrag.agent.run import PER_ROUND, Run
 from polyrag.agent.state import (
     AgentState,
     hit_from_dict,
@@ -71,49 +61,23 @@ from polyrag.agent.state import (
     outcome_from_dict,
     outcome_to_dict,
 )
-from polyrag.agent.steps import YES_NO, Steps
-from polyrag.agent.tables import question_tables
+from polyrag.agent.steps import Steps
 from polyrag.agent.terms import ask_about, undefined_term
 from polyrag.agent.tools import statements
-from polyrag.agent.tools.base import ToolContext, ToolOutcome
 from polyrag.agent.tools.registry import Toolbox
-from polyrag.agent.tools.sql import TableDatabase
 from polyrag.agent.trace import Trace, now
-from polyrag.answer.evidence import Evidence, label, render
+from polyrag.answer.evidence import render
 from polyrag.answer.gate import gate
-from polyrag.answer.numbers import numbers_in_text
-from polyrag.answer.prompts import prompt
-from polyrag.answer.verify import Verdict
 from polyrag.errors import LLMError
 from polyrag.index.store.base import Store
 from polyrag.index.tables.base import TableStore
 from polyrag.types import (
     NEEDS_CLARIFICATION,
-    NO_EVIDENCE_FITS,
     WEAK_EVIDENCE,
     Answer,
-    Chunk,
-    Citation,
     Filter,
     Hit,
 )
-
-PER_ROUND = 3  # hits of each search shown to the model
-
-
-@dataclass
-class Run:
-    """One question's run: what the nodes share and may not checkpoint."""
-
-    request: Request
-    route: Route
-    trace: Trace
-    first_hits: list[Hit]
-    result: Answer | None = None
-    database: TableDatabase | None = None
-    tables_loaded: bool = False
-    thread: str = ""
-    notes: dict[str, Any] = field(default_factory=dict)
 
 
 class Agent:
@@ -135,6 +99,10 @@ class Agent:
         checkpoints.parent.mkdir(parents=True, exist_ok=True)
         self._connection = sqlite3.connect(str(checkpoints), check_same_thread=False)
         self.checkpointer = SqliteSaver(self._connection)
+        self.reply = Replier(steps, self.settings)
+        self.calls = ToolCalls(
+            steps, toolbox, store, tables, self.settings, self.reply.evidence_for
+        )
         self.graph = self._build().compile(checkpointer=self.checkpointer)
 
     def close(self) -> None:
@@ -152,7 +120,7 @@ class Agent:
     ) -> Answer:
         """Run the graph for a question (or resume the thread it continues)."""
         thread = request.thread or uuid.uuid4().hex[:16]
-        run = Run(request, route, trace, first_hits, thread=thread)
+        run = Run(request, route, trace, first_hits, self.settings.max_model_calls, thread=thread)
         config = self._config(thread)
         if request.thread:
             pending = self.graph.get_state(config)
@@ -187,7 +155,7 @@ class Agent:
             )
             return replace(base, clarify=question, text=question)
         if run.result is None:  # stopped by a cap before answering: answer from what is there
-            run.result = self._answer_from(run, dict(state.values))
+            run.result = self.reply.answer_from(run, dict(state.values))
         self.checkpointer.delete_thread(thread)  # finished: only paused threads are kept
         return run.result
 
@@ -198,7 +166,8 @@ class Agent:
         where = f" It came from {', '.join(used)}." if used else ""
         question = f"What should the answer have told you, or which document should I read?{where}"
         thread = uuid.uuid4().hex[:16]
-        run = Run(request, Route("lookup", True, "not helpful"), trace, [], thread=thread)
+        route = Route("lookup", True, "not helpful")
+        run = Run(request, route, trace, [], self.settings.max_model_calls, thread=thread)
         config = self._config(thread)
         start = self._start(request.question, run.route, [])
         start["ask_back"] = question
@@ -333,7 +302,7 @@ class Agent:
             searches = entity_searches(question)
             how = "one search per thing compared"
             weak = gate(run.first_hits, self.steps.settings.answer.min_similarity) is not None
-            if len(searches) < 2 and not weak and self._calls_left(run):
+            if len(searches) < 2 and not weak and run.calls_left():
                 try:
                     plan = decide(self.steps.chat, run.trace, "plan", Plan, question=question)
                     searches = [s for s in plan.searches if s.strip()]
@@ -392,12 +361,12 @@ class Agent:
         tool = ""
         if "statement" not in done | aside and statements.plan(state["question"]) is not None:
             tool = "statement"  # a statement's figure or a standard ratio: code reads the rows
-        elif kind == "aggregate" and "sql" not in done | aside and self._has_tables(run, hits):
+        elif kind == "aggregate" and "sql" not in done | aside and self.calls.has_tables(run, hits):
             tool = "sql"
         elif kind in ("compute", "aggregate") and "calculator" not in done | aside:
             if not done and not state.get("nothing_found"):
                 tool = "calculator"
-        elif self._user_tools() and not done and self._calls_left(run, 2):
+        elif self.calls.user_tools() and not done and run.calls_left(2):
             tool = "choose"
         if tool:
             run.trace.add(
@@ -415,7 +384,7 @@ class Agent:
         """Interleaved hops: the model says whether the evidence answers the question and, if
         not, what was found and what to search next; a search already run is not repeated."""
         question = state["question"]
-        evidence = self._evidence_for(state, hits, run, quiet=True)
+        evidence = self.reply.evidence_for(state, hits, run, quiet=True)
         if older_by_dates(question, [e.chunk.text for e in evidence]) is not None:
             return None  # both birth dates are there: code compares them, no model call needed
         texts = [e.text for e in evidence]
@@ -426,7 +395,7 @@ class Agent:
         if state.get("kind") != "multihop" or state.get("rounds", 1) > 1:
             searches = []
         assessment: Assessment | None = None
-        if self._calls_left(run, 2):
+        if run.calls_left(2):
             try:
                 assessment = decide(
                     self.steps.chat,
@@ -464,7 +433,7 @@ class Agent:
         hits = [hit_from_dict(h) for h in state.get("hits", [])]
         tool = state.get("tool", "")
         failures = dict(state.get("failures", {}))
-        outcome = self._call(tool, state, hits, run)
+        outcome = self.calls.call(tool, state, hits, run)
         run.trace.add(
             "tool",
             f"{outcome.tool}: "
@@ -513,7 +482,7 @@ class Agent:
             t["tool"] == last.tool and t["arguments"] == last.arguments for t in tools[:-1]
         )
         repeated = repeated or last.tool == "statement"  # code: it would fail the same way
-        if retries_left and not repeated and self._calls_left(run, 2):
+        if retries_left and not repeated and run.calls_left(2):
             return {"failures": failures, "feedback": feedback, "next": "tool", **found}
         aside.append(last.tool)
         run.trace.add(
@@ -556,7 +525,7 @@ class Agent:
 
     def _answer(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
         run = runtime.context
-        run.result = self._answer_from(run, dict(state))
+        run.result = self.reply.answer_from(run, dict(state))
         return {}
 
     def _refuse(self, state: AgentState, runtime: Runtime[Run]) -> dict[str, Any]:
@@ -571,396 +540,6 @@ class Agent:
         )
         return {}
 
-    # -- helpers ------------------------------------------------------------------------------
-
-    def _answer_from(self, run: Run, state: dict[str, Any]) -> Answer:
-        question = state.get("question") or run.request.question
-        hits = [hit_from_dict(h) for h in state.get("hits", [])]
-        evidence = self._evidence_for(state, hits, run)
-        if not evidence:
-            return refusal(
-                run.request,
-                run.trace,
-                NO_EVIDENCE_FITS,
-                mode="agent",
-                standalone=question,
-                thread=run.thread,
-            )
-        hint = ""
-        asks_two = YES_NO.match(question) or AGES.search(question)
-        if state.get("kind") == "multihop" and not asks_two:
-            evidence, hint = self._across_bridge(question, evidence, run)
-        show_evidence(evidence, run.trace)
-        compared = self._by_birth_dates(run, question, evidence)
-        if compared is not None:
-            return compared
-        style = prompt("yesno") if YES_NO.match(question) else ""
-        if any(item.derived for item in evidence):
-            style += prompt("computed")
-        elif state.get("nothing_found"):
-            style += prompt("no_rows")
-        style += hint
-        draft = self.steps.generate(question, evidence, run.request.history, run.trace, style=style)
-        arithmetic = state.get("kind") in ("compute", "aggregate", "compare")
-        verdict = self.steps.verify(
-            draft,
-            evidence,
-            run.trace,
-            arithmetic=arithmetic,
-            question=question,
-            # The agent's own evaluation already judged its evidence, and its answers often rest
-            # on a chain of passages none of which answers the question as asked: the yes/no
-            # check took back right HotpotQA answers (0.53 → 0.43 right and grounded), even
-            # for questions routed as lookups. It weighs the fast path's answers only.
-            check_answered=False,
-        )
-        answer = conclude(
-            run.request,
-            run.trace,
-            verdict,
-            draft.provider,
-            mode="agent",
-            standalone=question,
-            thread=run.thread,
-        )
-        figure = with_figure(answer, evidence)
-        if figure is not answer:
-            run.trace.add(
-                "result",
-                "the reply did not state the figure code read from the statements: code wrote "
-                "the answer",
-                {"answer": figure.text, "was": answer.text},
-            )
-            answer = replace(figure, steps=tuple(run.trace.steps))
-        elif state.get("kind") in ("compute", "aggregate"):
-            stated = with_result(answer, evidence, question)
-            if stated is not answer:
-                run.trace.add(
-                    "result",
-                    "the reply did not state the calculation's result: code wrote the answer",
-                    {"answer": stated.text, "was": answer.text},
-                )
-                answer = replace(stated, steps=tuple(run.trace.steps))
-        if state.get("kind") in ("multihop", "compare", "compute", "lookup") and not answer.refused:
-            answer = with_bridges(answer, evidence, state)
-            answer = with_chain(answer, evidence, question)
-            answer = with_coverage(answer, evidence, question)
-        if YES_NO.match(question) and not answer.refused:
-            answer = self._yes_or_no(run, question, evidence, answer)
-        return answer
-
-    def _across_bridge(
-        self, question: str, evidence: list[Evidence], run: Run
-    ) -> tuple[list[Evidence], str]:
-        """A small model given both hops' passages among others often answers the first hop
-        ("the woman who portrayed Corliss Archer was Shirley Temple"). When code finds the
-        bridge, the model sees only the passage naming it and the passage about it, and is
-        told whom the question describes."""
-        passages = [(e.chunk.source_id, _title(e.chunk), e.chunk.text) for e in evidence]
-        bridge = bridge_of(question, passages)
-        if bridge is None:
-            return evidence, ""
-        via = replace(evidence[bridge.via], n=1)
-        about = replace(evidence[bridge.about], n=2)
-        run.trace.add(
-            "bridge",
-            f"the question describes {bridge.name} ({label(via.chunk)}); the answer is in "
-            f"{label(about.chunk)}",
-            {"name": bridge.name, "via": via.chunk.chunk_id, "about": about.chunk.chunk_id},
-        )
-        return [via, about], prompt("bridge").format(name=bridge.name)
-
-    def _by_birth_dates(
-        self, run: Run, question: str, evidence: Sequence[Evidence]
-    ) -> Answer | None:
-        """ "Who is older, A or B?": code compares the birth dates the passages give right after
-        each name and writes the answer citing both; None when it cannot tell."""
-        found = older_by_dates(question, [item.chunk.text for item in evidence])
-        asked = AGES.search(question)
-        if found is None or asked is None:
-            return None
-        chosen, other = found
-        one, two = evidence[chosen.passage], evidence[other.passage]
-        word = asked["word"].lower()
-        verb = {"older": "is older", "elder": "is the elder", "younger": "is younger"}
-        text = (
-            f"{chosen.name} {verb.get(word, f'was {word}')}: born {chosen.written} [{one.n}], "
-            f"while {other.name} was born {other.written} [{two.n}]."
-        )
-        run.trace.add(
-            "compare",
-            f"birth dates compared by code: {chosen.name} {chosen.written}, "
-            f"{other.name} {other.written}",
-            {
-                "answer": chosen.name,
-                "dates": {chosen.name: chosen.written, other.name: other.written},
-            },
-        )
-        cited = (Citation(one.n, one.chunk), Citation(two.n, two.chunk))
-        verdict = Verdict(text, False, "answered", cited)
-        return conclude(
-            run.request,
-            run.trace,
-            verdict,
-            "code",
-            mode="agent",
-            standalone=question,
-            thread=run.thread,
-        )
-
-    def _yes_or_no(
-        self, run: Run, question: str, evidence: Sequence[Evidence], answer: Answer
-    ) -> Answer:
-        """A yes/no question answered without its yes or no gets it from one small decision."""
-        if re.match(r"^\W*(?:yes|no)\b", answer.text, re.IGNORECASE):
-            return answer
-        if run.trace.model_calls >= self.settings.max_model_calls:
-            return answer
-        try:
-            verdict = decide(
-                self.steps.chat,
-                run.trace,
-                "yesno",
-                YesNo,
-                max_tokens=16,
-                question=question,
-                found=render(evidence),
-                answer=answer.text,
-            )
-        except LLMError:
-            return answer
-        word = "Yes" if verdict.answer == "yes" else "No"
-        return replace(answer, text=f"{word}. {answer.text}", model_calls=run.trace.model_calls)
-
-    def _evidence_for(
-        self, state: dict[str, Any] | AgentState, hits: list[Hit], run: Run, *, quiet: bool = False
-    ) -> list[Evidence]:
-        """Each search's best hits, interleaved (so every hop and every thing compared is
-        shown), then accepted tool results as derived evidence."""
-        rounds: dict[str, list[Hit]] = {}
-        for raw, hit in zip(state.get("hits", []), hits, strict=True):
-            key = raw.get("search") or str(raw.get("round", 1))
-            rounds.setdefault(key, []).append(hit)
-        ordered: list[Hit] = []
-        seen: set[str] = set()
-        for rank in range(PER_ROUND):
-            for group in rounds.values():
-                if rank < len(group) and group[rank].chunk.chunk_id not in seen:
-                    ordered.append(group[rank])
-                    seen.add(group[rank].chunk.chunk_id)
-        ranked = [
-            Hit(h.chunk, 1.0 - i / 100, h.keyword_rank, h.vector_rank, h.vector_similarity)
-            for i, h in enumerate(ordered)
-        ]
-        outcomes = [outcome_from_dict(t) for t in state.get("tools", []) if t.get("accepted")]
-        results = [derived(o) for o in outcomes if o.ok and o.backing]
-        passages = [Hit(c, 0.5) for o in outcomes for c in o.passages]
-        items = max(self.steps.settings.answer.evidence_items, 2 * len(rounds), 3)
-        budget = self.steps.settings.answer.context_tokens + 160 * (len(rounds) - 1)
-        if results:  # the computed result and its rows say it all: one passage for context
-            items = len(results) + 1
-        trace = run.trace if not quiet else Trace(lambda _event: None)
-        # A hop's passage is trimmed to the sentences about what it was searched for ("Shirley
-        # Temple government position"), which may share no word with the question itself.
-        about = " ".join(dict.fromkeys([state.get("question", ""), *state.get("searched", [])]))
-        return self.steps.evidence(
-            about,
-            ranked + passages,
-            trace,
-            derived=results,
-            items=items,
-            budget=budget,
-            relative=0.0,
-        )
-
-    def _call(self, tool: str, state: AgentState, hits: list[Hit], run: Run) -> ToolOutcome:
-        question = state["question"]
-        feedback = state.get("feedback", "")
-        note = f"The last attempt failed: {feedback}\n" if feedback else ""
-        passages = [h.chunk for h in hits]
-        earlier = [outcome_from_dict(t) for t in state.get("tools", []) if t.get("accepted")]
-        context = ToolContext(
-            passages=passages,
-            results=earlier,
-            tables=lambda: self._database(run, hits),
-            pages=lambda document, page: self._page(hits, document, page),
-        )
-        try:
-            if tool == "statement":
-                sources = list(dict.fromkeys(hit.chunk.source_id for hit in hits))
-                tables = self.table_store.tables(sources[:_STATEMENT_SOURCES])
-                read: dict[str, list[Chunk]] = {}
-
-                def chunks_of(source: str) -> list[Chunk]:
-                    if source not in read:
-                        read[source] = self.store.chunks_of(source)
-                    return read[source]
-
-                return statements.run(question, tables, context, chunks_of)
-            if tool == "sql":
-                database = self._database(run, hits)
-                schema = database.schema() if database is not None else "(none)"
-                query = decide(
-                    self.steps.chat,
-                    run.trace,
-                    "sql",
-                    SqlQuery,
-                    max_tokens=200,
-                    schema=schema,
-                    question=question,
-                    feedback=note,
-                )
-                outcome = self._run_sql(question, query.sql, context, run)
-                return self._without_unnamed_filters(question, outcome, context, run)
-            if tool == "calculator":
-                evidence = self._evidence_for(state, hits, run, quiet=True)
-                # What the model is shown may join rows of several chunks (a long table's rows
-                # that answer the question): its operands are checked against that text too.
-                context = replace(
-                    context,
-                    passages=[
-                        *passages,
-                        *(replace(e.chunk, text=e.text) for e in evidence if not e.derived),
-                    ],
-                    stated=tuple(numbers_in_text(question)),  # "DPO is 365 * …"
-                )
-                expression = decide(
-                    self.steps.chat,
-                    run.trace,
-                    "calculate",
-                    Expression,
-                    max_tokens=100,
-                    context=render(evidence),
-                    question=question,
-                    feedback=note,
-                )
-                return self.toolbox.call(
-                    "calculator", {"expression": expression.expression}, context
-                )
-            choice = decide(
-                self.steps.chat,
-                run.trace,
-                "tool",
-                ToolChoice,
-                tools=self.toolbox.describe(),
-                question=question,
-                found="; ".join(label(h.chunk) for h in hits[:4]),
-                feedback=note,
-            )
-            if choice.tool == "none":
-                return ToolOutcome("none", {}, False, error="no tool needed")
-            return self.toolbox.call(choice.tool, choice.arguments, context)
-        except LLMError as error:
-            return ToolOutcome(
-                tool, {}, False, error=f"no arguments from the model: {error.one_line()}"
-            )
-
-    def _run_sql(self, question: str, query: str, context: ToolContext, run: Run) -> ToolOutcome:
-        """The model's query, first repaired by code where it is plainly off: a joined table
-        nothing reads is dropped, and "how many <column>" adds the column up instead of
-        counting its rows, and "which <label> has the most" over rows where a label repeats
-        compares totals per label. A repaired query that fails gives way to the one written."""
-        repaired, notes = query, []
-        joins = critic.drop_idle_joins(repaired)
-        if joins is not None:
-            repaired = joins[0]
-            notes.append("dropped the join of " + ", ".join(joins[1]) + " (nothing of it is read)")
-        if critic.aggregates_all(repaired):
-            # A sum over rows the model picked by numbers the question never says ("col_1 IN
-            # (1, 2, 3, 4)", read off the example rows) is a sum over fewer rows than asked.
-            unnamed = critic.drop_unnamed_filters(question, repaired, numbers_only=True)
-            if unnamed is not None:
-                repaired = unnamed[0]
-                notes.append("the question names no value of " + "; ".join(unnamed[1]))
-        database = context.tables()
-        numeric = database.numeric if database else (lambda _table: [])
-        summed = critic.summed_not_counted(question, repaired, numeric)
-        if summed is not None:
-            repaired = summed[0]
-            notes.append("added up " + ", ".join(summed[1]) + " instead of counting its rows")
-        grouped = critic.totals_per_label(repaired, database.repeats) if database else None
-        if grouped is not None:
-            repaired = grouped[0]
-            notes.append(f"{grouped[1]} repeats across rows, so the totals per {grouped[1]} decide")
-        if notes:
-            outcome = self.toolbox.call("sql", {"query": repaired}, context)
-            if outcome.ok:
-                run.trace.add(
-                    "critic",
-                    "repair: " + "; ".join(notes),
-                    {"verdict": "repair", "written": query, "query": repaired},
-                )
-                return outcome
-            run.trace.add(
-                "critic",
-                f"the repair ({'; '.join(notes)}) failed: {outcome.error}; the query as written "
-                "runs instead",
-                {"verdict": "repair failed", "written": query, "query": repaired},
-            )
-        return self.toolbox.call("sql", {"query": query}, context)
-
-    def _without_unnamed_filters(
-        self, question: str, outcome: ToolOutcome, context: ToolContext, run: Run
-    ) -> ToolOutcome:
-        """A query that failed or found nothing, run again by code without the WHERE
-        conditions on values the question never names; the first attempt stays in the trace."""
-        if outcome.ok and not critic.found_nothing(outcome.result):
-            return outcome
-        repaired = critic.drop_unnamed_filters(question, str(outcome.arguments.get("query", "")))
-        if repaired is None:
-            return outcome
-        query, dropped = repaired
-        again = self.toolbox.call("sql", {"query": query}, context)
-        if not again.ok or critic.found_nothing(again.result):
-            return outcome
-        first = outcome.result.split("\n")[0] if outcome.ok else f"failed — {outcome.error}"
-        run.trace.add("tool", f"sql: {first}", outcome.to_dict())
-        run.trace.add(
-            "critic",
-            "repair: the question names no value of " + "; ".join(dropped) + ", so it ran without",
-            {"verdict": "repair", "dropped": dropped, "query": query},
-        )
-        return again
-
-    def _database(self, run: Run, hits: Sequence[Hit]) -> TableDatabase | None:
-        if not run.tables_loaded:
-            run.tables_loaded = True
-            tables = question_tables(
-                self.table_store, run.request.question, hits, self.settings.max_tables
-            )
-            if tables:
-                run.database = TableDatabase(tables, timeout_s=self.settings.sql_timeout_s)
-        return run.database
-
-    def _has_tables(self, run: Run, hits: Sequence[Hit]) -> bool:
-        database = self._database(run, hits)
-        return database is not None and bool(database.tables)
-
-    def _page(self, hits: Sequence[Hit], document: str, page: int) -> list[Chunk]:
-        wanted = Path(document).name.casefold()
-        for hit in hits:
-            if Path(hit.chunk.path).name.casefold() == wanted:
-                chunks = self.store.chunks_of(hit.chunk.source_id)
-                return [c for c in chunks if c.locator.page == page]
-        return []
-
-    def _user_tools(self) -> bool:
-        return any(name not in _BUILTIN for name in self.toolbox.names())
-
-    def _calls_left(self, run: Run, needed: int = 2) -> bool:
-        """Whether `needed` more calls fit the budget (the reply's call included)."""
-        return run.trace.model_calls + needed <= self.settings.max_model_calls
-
-
-_BUILTIN = frozenset({"sql", "calculator", "date_difference", "read_page"})
-_STATEMENT_SOURCES = 3  # the filings a statement figure is looked for in, best found first
-
 
 def _next(state: AgentState) -> str:
     return state.get("next") or "answer"
-
-
-def _title(chunk: Chunk) -> str:
-    """What a passage is about: its document's first heading, else the file's name."""
-    path = chunk.locator.heading_path
-    return path[0] if path else Path(chunk.path).stem

@@ -1,0 +1,234 @@
+"""The agent's tool calls: arguments from one small decision, repaired by code where plainly off.
+
+The statement reader needs no decision (code reads the rows); SQL is written by the model and
+repaired by code before it runs (a join nothing reads, a count that should be a sum, a filter on
+values the question never names); the calculator's operands are checked against what the model
+was shown; a user's tool is chosen and filled in by one decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from polyrag.agent import critic
+from polyrag.agent.decisions import Expression, SqlQuery, ToolChoice, decide
+from polyrag.agent.run import Run
+from polyrag.agent.state import AgentState, outcome_from_dict
+from polyrag.agent.steps import Steps
+from polyrag.agent.tables import question_tables
+from polyrag.agent.tools import statements
+from polyrag.agent.tools.base import ToolContext, ToolOutcome
+from polyrag.agent.tools.registry import Toolbox
+from polyrag.agent.tools.sql import TableDatabase
+from polyrag.answer.evidence import Evidence, label, render
+from polyrag.answer.numbers import numbers_in_text
+from polyrag.errors import LLMError
+from polyrag.index.store.base import Store
+from polyrag.index.tables.base import TableStore
+from polyrag.settings import AgentSettings
+from polyrag.types import Chunk, Hit
+
+# The evidence the model is shown for a state: (state, hits, run, quiet=) → evidence.
+EvidenceFor = Callable[..., list[Evidence]]
+
+_BUILTIN = frozenset({"sql", "calculator", "date_difference", "read_page"})
+_STATEMENT_SOURCES = 3  # the filings a statement figure is looked for in, best found first
+
+
+class ToolCalls:
+    """Calls the agent's tools over the engine's store and tables; one per agent."""
+
+    def __init__(
+        self,
+        steps: Steps,
+        toolbox: Toolbox,
+        store: Store,
+        tables: TableStore,
+        settings: AgentSettings,
+        evidence_for: EvidenceFor,
+    ) -> None:
+        self.steps = steps
+        self.toolbox = toolbox
+        self.store = store
+        self.table_store = tables
+        self.settings = settings
+        self.evidence_for = evidence_for
+
+    def call(self, tool: str, state: AgentState, hits: list[Hit], run: Run) -> ToolOutcome:
+        """One call of `tool`: its arguments from one small decision (or from code, for the
+        statement reader), the model told why its last attempt failed."""
+        question = state["question"]
+        feedback = state.get("feedback", "")
+        note = f"The last attempt failed: {feedback}\n" if feedback else ""
+        passages = [h.chunk for h in hits]
+        earlier = [outcome_from_dict(t) for t in state.get("tools", []) if t.get("accepted")]
+        context = ToolContext(
+            passages=passages,
+            results=earlier,
+            tables=lambda: self._database(run, hits),
+            pages=lambda document, page: self._page(hits, document, page),
+        )
+        try:
+            if tool == "statement":
+                sources = list(dict.fromkeys(hit.chunk.source_id for hit in hits))
+                tables = self.table_store.tables(sources[:_STATEMENT_SOURCES])
+                read: dict[str, list[Chunk]] = {}
+
+                def chunks_of(source: str) -> list[Chunk]:
+                    if source not in read:
+                        read[source] = self.store.chunks_of(source)
+                    return read[source]
+
+                return statements.run(question, tables, context, chunks_of)
+            if tool == "sql":
+                database = self._database(run, hits)
+                schema = database.schema() if database is not None else "(none)"
+                query = decide(
+                    self.steps.chat,
+                    run.trace,
+                    "sql",
+                    SqlQuery,
+                    max_tokens=200,
+                    schema=schema,
+                    question=question,
+                    feedback=note,
+                )
+                outcome = self._run_sql(question, query.sql, context, run)
+                return self._without_unnamed_filters(question, outcome, context, run)
+            if tool == "calculator":
+                evidence = self.evidence_for(state, hits, run, quiet=True)
+                # What the model is shown may join rows of several chunks (a long table's rows
+                # that answer the question): its operands are checked against that text too.
+                context = replace(
+                    context,
+                    passages=[
+                        *passages,
+                        *(replace(e.chunk, text=e.text) for e in evidence if not e.derived),
+                    ],
+                    stated=tuple(numbers_in_text(question)),  # "DPO is 365 * …"
+                )
+                expression = decide(
+                    self.steps.chat,
+                    run.trace,
+                    "calculate",
+                    Expression,
+                    max_tokens=100,
+                    context=render(evidence),
+                    question=question,
+                    feedback=note,
+                )
+                return self.toolbox.call(
+                    "calculator", {"expression": expression.expression}, context
+                )
+            choice = decide(
+                self.steps.chat,
+                run.trace,
+                "tool",
+                ToolChoice,
+                tools=self.toolbox.describe(),
+                question=question,
+                found="; ".join(label(h.chunk) for h in hits[:4]),
+                feedback=note,
+            )
+            if choice.tool == "none":
+                return ToolOutcome("none", {}, False, error="no tool needed")
+            return self.toolbox.call(choice.tool, choice.arguments, context)
+        except LLMError as error:
+            return ToolOutcome(
+                tool, {}, False, error=f"no arguments from the model: {error.one_line()}"
+            )
+
+    def _run_sql(self, question: str, query: str, context: ToolContext, run: Run) -> ToolOutcome:
+        """The model's query, first repaired by code where it is plainly off: a joined table
+        nothing reads is dropped, and "how many <column>" adds the column up instead of
+        counting its rows, and "which <label> has the most" over rows where a label repeats
+        compares totals per label. A repaired query that fails gives way to the one written."""
+        repaired, notes = query, []
+        joins = critic.drop_idle_joins(repaired)
+        if joins is not None:
+            repaired = joins[0]
+            notes.append("dropped the join of " + ", ".join(joins[1]) + " (nothing of it is read)")
+        if critic.aggregates_all(repaired):
+            # A sum over rows the model picked by numbers the question never says ("col_1 IN
+            # (1, 2, 3, 4)", read off the example rows) is a sum over fewer rows than asked.
+            unnamed = critic.drop_unnamed_filters(question, repaired, numbers_only=True)
+            if unnamed is not None:
+                repaired = unnamed[0]
+                notes.append("the question names no value of " + "; ".join(unnamed[1]))
+        database = context.tables()
+        numeric = database.numeric if database else (lambda _table: [])
+        summed = critic.summed_not_counted(question, repaired, numeric)
+        if summed is not None:
+            repaired = summed[0]
+            notes.append("added up " + ", ".join(summed[1]) + " instead of counting its rows")
+        grouped = critic.totals_per_label(repaired, database.repeats) if database else None
+        if grouped is not None:
+            repaired = grouped[0]
+            notes.append(f"{grouped[1]} repeats across rows, so the totals per {grouped[1]} decide")
+        if notes:
+            outcome = self.toolbox.call("sql", {"query": repaired}, context)
+            if outcome.ok:
+                run.trace.add(
+                    "critic",
+                    "repair: " + "; ".join(notes),
+                    {"verdict": "repair", "written": query, "query": repaired},
+                )
+                return outcome
+            run.trace.add(
+                "critic",
+                f"the repair ({'; '.join(notes)}) failed: {outcome.error}; the query as written "
+                "runs instead",
+                {"verdict": "repair failed", "written": query, "query": repaired},
+            )
+        return self.toolbox.call("sql", {"query": query}, context)
+
+    def _without_unnamed_filters(
+        self, question: str, outcome: ToolOutcome, context: ToolContext, run: Run
+    ) -> ToolOutcome:
+        """A query that failed or found nothing, run again by code without the WHERE
+        conditions on values the question never names; the first attempt stays in the trace."""
+        if outcome.ok and not critic.found_nothing(outcome.result):
+            return outcome
+        repaired = critic.drop_unnamed_filters(question, str(outcome.arguments.get("query", "")))
+        if repaired is None:
+            return outcome
+        query, dropped = repaired
+        again = self.toolbox.call("sql", {"query": query}, context)
+        if not again.ok or critic.found_nothing(again.result):
+            return outcome
+        first = outcome.result.split("\n")[0] if outcome.ok else f"failed — {outcome.error}"
+        run.trace.add("tool", f"sql: {first}", outcome.to_dict())
+        run.trace.add(
+            "critic",
+            "repair: the question names no value of " + "; ".join(dropped) + ", so it ran without",
+            {"verdict": "repair", "dropped": dropped, "query": query},
+        )
+        return again
+
+    def _database(self, run: Run, hits: Sequence[Hit]) -> TableDatabase | None:
+        if not run.tables_loaded:
+            run.tables_loaded = True
+            tables = question_tables(
+                self.table_store, run.request.question, hits, self.settings.max_tables
+            )
+            if tables:
+                run.database = TableDatabase(tables, timeout_s=self.settings.sql_timeout_s)
+        return run.database
+
+    def has_tables(self, run: Run, hits: Sequence[Hit]) -> bool:
+        database = self._database(run, hits)
+        return database is not None and bool(database.tables)
+
+    def _page(self, hits: Sequence[Hit], document: str, page: int) -> list[Chunk]:
+        wanted = Path(document).name.casefold()
+        for hit in hits:
+            if Path(hit.chunk.path).name.casefold() == wanted:
+                chunks = self.store.chunks_of(hit.chunk.source_id)
+                return [c for c in chunks if c.locator.page == page]
+        return []
+
+    def user_tools(self) -> bool:
+        """Whether the settings registered tools of the user's own."""
+        return any(name not in _BUILTIN for name in self.toolbox.names())
