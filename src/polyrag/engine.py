@@ -110,10 +110,12 @@ class Engine:
         on_progress: Callable[[Progress], None] | None = None,
         *,
         password: str | None = None,
+        force: bool = False,
     ) -> IngestReport:
-        """Index files, folders and URLs; `password` opens protected files."""
+        """Index files, folders and URLs; `password` opens protected files; `force` reads
+        unchanged sources again."""
         with self.ingestor() as ingestor:
-            report = ingestor.ingest(paths, password=password, on_progress=on_progress)
+            report = ingestor.ingest(paths, password=password, on_progress=on_progress, force=force)
         self._after(report)
         return report
 

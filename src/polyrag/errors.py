@@ -65,6 +65,14 @@ class FetchError(PolyragError):
     hint = "check the URL; limits and address rules are the web.* settings"
 
 
+class UploadError(PolyragError):
+    """An uploaded file was refused before it was stored (no usable name, sent twice)."""
+
+
+class UploadTooLargeError(UploadError):
+    hint = "the size limit is the server.max_upload_mb setting"
+
+
 class SourceNotFoundError(PolyragError):
     hint = "see `polyrag sources list`"
 

@@ -283,6 +283,20 @@ class WebSettings(_Section):
     user_agent: str = Field("polyrag/0.1", description="User-Agent header sent.")
 
 
+class ServerSettings(_Section):
+    """`polyrag serve`: the REST API and the web app."""
+
+    host: str = Field(
+        "127.0.0.1",
+        description="Address to listen on. A loopback address needs no credentials; the server "
+        "refuses any other.",
+    )
+    port: int = Field(8731, ge=1, le=65535, description="TCP port.")
+    max_upload_mb: float = Field(
+        512, gt=0, description="An uploaded file larger than this is refused (HTTP 413)."
+    )
+
+
 class OcrSettings(_Section):
     """Tesseract OCR of images, scanned pages and embedded pictures."""
 
@@ -435,6 +449,7 @@ class Settings(BaseSettings):
     web: WebSettings = Field(default_factory=WebSettings)
     parse: ParseSettings = Field(default_factory=ParseSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
 
     @property
     def model_cache(self) -> Path:

@@ -207,6 +207,17 @@ class Hit:
     vector_rank: int | None = None
     vector_similarity: float | None = None  # cosine similarity to the query
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source_id": self.chunk.source_id,
+            "path": self.chunk.path,
+            "modality": self.chunk.modality.value,
+            "locator": self.chunk.locator.to_dict(),
+            "where": self.chunk.locator.describe(),
+            "score": round(self.score, 6),
+            "text": self.chunk.text,
+        }
+
 
 @dataclass(frozen=True)
 class Citation:

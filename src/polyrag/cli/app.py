@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from polyrag.cli.common import HomeOption, JsonOption, engine_for, err, out, print_json
 from polyrag.cli.evaluate import eval_app
+from polyrag.cli.serve import serve
 from polyrag.ingest.manifest import Entry
 from polyrag.ingest.pipeline import IngestReport
 from polyrag.ingest.pipeline import Progress as IngestProgress
@@ -39,6 +40,7 @@ app = typer.Typer(
 sources_app = typer.Typer(help="List or remove indexed sources.", no_args_is_help=True)
 app.add_typer(sources_app, name="sources")
 app.add_typer(eval_app, name="eval")
+app.command()(serve)
 
 
 PasswordOption = Annotated[
@@ -151,17 +153,7 @@ def search(
     """Retrieval only: the best matching passages with where they are."""
     with engine_for(home) as engine:
         result = engine.search(query, k=k)
-    hits = [
-        {
-            "rank": rank,
-            "source_id": hit.chunk.source_id,
-            "path": hit.chunk.path,
-            "locator": hit.chunk.locator.to_dict(),
-            "score": round(hit.score, 6),
-            "text": hit.chunk.text,
-        }
-        for rank, hit in enumerate(result.hits, start=1)
-    ]
+    hits = [{"rank": rank, **hit.to_dict()} for rank, hit in enumerate(result.hits, start=1)]
     if as_json:
         timings = {key: round(value, 2) for key, value in result.timings_ms.items()}
         print_json({"query": query, "hits": hits, "timings_ms": timings})

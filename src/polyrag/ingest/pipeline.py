@@ -140,6 +140,7 @@ class Ingestor:
         self._manifest = manifest
         self._settings = settings
         self._job_ids = 0
+        self._force = False  # set by each ingest(): read unchanged sources again
 
     def close(self) -> None:
         self._pool.close()
@@ -156,8 +157,11 @@ class Ingestor:
         *,
         password: str | None = None,
         on_progress: Callable[[Progress], None] | None = None,
+        force: bool = False,
     ) -> IngestReport:
-        """Index files, folders (recursively) and URLs; unchanged sources are skipped."""
+        """Index files, folders (recursively) and URLs; unchanged sources are skipped, unless
+        `force` has them read again (each new version replaces its old one in one commit)."""
+        self._force = force
         found = discover(paths)
         report = IngestReport()
         for missing in found.missing:
@@ -256,6 +260,8 @@ class Ingestor:
         self._pool.submit(job)
 
     def _known(self, path: str) -> Known | None:
+        if self._force:
+            return None
         entry = self._manifest.get(path)
         if entry is None or entry.status != INDEXED:
             return None
@@ -378,7 +384,7 @@ class Ingestor:
                 root, "failed", error.one_line(), failed=[{"path": root, "error": error.one_line()}]
             )
         ingested: list[dict[str, object]] = [
-            {"source_id": e.source_id, "path": e.path, "chunks": e.chunks}
+            {"source_id": e.source_id, "path": e.path, "chunks": e.chunks, "pages": e.pages}
             | ({"parent": e.parent} if e.parent else {})
             for e in entries
         ]

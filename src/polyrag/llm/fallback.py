@@ -52,6 +52,7 @@ class FallbackChain:
         self._clock = clock
         self._health: dict[int, tuple[float, bool]] = {}  # provider index → (checked at, healthy)
         self._health_lock = threading.Lock()
+        self._last_error: dict[str, tuple[float, str]] = {}  # provider → (when, its error)
 
     def open_stream(
         self, messages: Sequence[Message], options: GenerationOptions
@@ -66,7 +67,7 @@ class FallbackChain:
                 pieces = iter(provider.stream(messages, options))
                 first = _first_piece(pieces)
             except LLMError as error:  # unavailable or rejected: either way try the next one
-                attempts.append(Attempt(provider.name, error.one_line()))
+                attempts.append(self._failed(provider.name, error.one_line()))
                 continue
             tokens = pieces if first is None else _prepend(first, pieces)
             return ProviderStream(provider.name, tokens, tuple(attempts))
@@ -104,7 +105,7 @@ class FallbackChain:
                 options = GenerationOptions(max_tokens=16, json_output=True, json_schema=schema)
                 reply = parse_json_object(complete(provider, asked, options)) or {}
             except LLMError as error:
-                attempts.append(Attempt(provider.name, error.one_line()))
+                attempts.append(self._failed(provider.name, error.one_line()))
                 continue
             picked = reply.get("answer")
             if picked in choices:
@@ -112,6 +113,28 @@ class FallbackChain:
             attempts.append(Attempt(provider.name, f"replied outside {list(choices)}"))
         reasons = "; ".join(f"{attempt.provider}: {attempt.error}" for attempt in attempts)
         raise AllProvidersFailedError(f"no language model weighed the choices — {reasons}")
+
+    def status(self) -> list[dict[str, object]]:
+        """Each provider in the order it is tried: its name, whether it runs here or behind
+        an endpoint, its health (checked now unless checked in the last seconds) and the last
+        error it gave, with when (seconds since the epoch)."""
+        listed: list[dict[str, object]] = []
+        for index, provider in enumerate(self.providers):
+            last = self._last_error.get(provider.name)
+            listed.append(
+                {
+                    "name": provider.name,
+                    "kind": "local" if provider.name.startswith("local:") else "remote",
+                    "healthy": self._is_healthy(index),
+                    "last_error": last[1] if last else None,
+                    "last_error_at": last[0] if last else None,
+                }
+            )
+        return listed
+
+    def _failed(self, provider: str, error: str) -> Attempt:
+        self._last_error[provider] = (time.time(), error)
+        return Attempt(provider, error)
 
     def healthy(self) -> bool:
         return any(self._is_healthy(index) for index in range(len(self.providers)))

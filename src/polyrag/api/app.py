@@ -1,0 +1,56 @@
+"""The REST API: `create_app(settings)` builds it, with no module-level state.
+
+    uvicorn --factory 'polyrag.api.app:app_from_environment'   # or: polyrag serve
+
+Every resource is a router under `/api/v1` (workspaces, sources and ingest jobs, search, ask)
+plus `/health` and the provider list; errors are JSON with a hint, never a traceback. The
+OpenAPI description is at `/openapi.json` and readable at `/docs`. Endpoints that call the
+engine are plain functions, run in the server's thread pool, so a slow answer never blocks the
+other requests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from polyrag import __version__
+from polyrag.api import errors
+from polyrag.api.jobs import Jobs
+from polyrag.api.routers import ask, health, jobs, search, sources, workspaces
+from polyrag.api.workspaces import Workspaces
+from polyrag.settings import Settings, load_settings
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """The API over the workspaces of `settings.home`; engines open on first use and close
+    when the app shuts down."""
+    registry = Workspaces(settings)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            registry.close()
+
+    app = FastAPI(
+        title="polyrag",
+        version=__version__,
+        summary="Answers from your own documents, with citations.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.workspaces = registry
+    app.state.jobs = Jobs()
+    errors.install(app)
+    for module in (health, workspaces, sources, jobs, search, ask):
+        app.include_router(module.router)
+    return app
+
+
+def app_from_environment() -> FastAPI:
+    """The app for the home in POLYRAG_HOME (or ./.polyrag), for an ASGI server's --factory."""
+    return create_app(load_settings())

@@ -1,0 +1,75 @@
+"""Errors as JSON: `{"error": one line, "hint": what to do, "retryable": bool}`, never a
+traceback. The status says whose the fault is: the request's (4xx) or a part's (5xx)."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from polyrag import errors
+from polyrag.api.jobs import JobNotFoundError
+from polyrag.api.workspaces import WorkspaceExistsError, WorkspaceNotFoundError
+
+log = logging.getLogger("polyrag.api")
+
+_STATUS: tuple[tuple[type[errors.PolyragError], int], ...] = (
+    (WorkspaceNotFoundError, 404),
+    (JobNotFoundError, 404),
+    (errors.SourceNotFoundError, 404),
+    (WorkspaceExistsError, 409),
+    (errors.UploadTooLargeError, 413),
+    (errors.UploadError, 400),
+    (errors.ConfigError, 400),
+    (errors.FetchError, 400),
+    (errors.ParseError, 422),
+    (errors.ProviderRejectedError, 502),
+    (errors.LLMError, 503),
+    (errors.ModelFileError, 503),
+    (errors.MissingDependencyError, 503),
+)
+
+
+def status_of(error: errors.PolyragError) -> int:
+    for kind, status in _STATUS:
+        if isinstance(error, kind):
+            return status
+    return 500
+
+
+def body(message: str, hint: str = "", retryable: bool = False) -> dict[str, object]:
+    return {"error": " ".join(message.split()), "hint": hint, "retryable": retryable}
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn every error into one JSON line."""
+
+    @app.exception_handler(errors.PolyragError)
+    async def polyrag_error(_: Request, error: errors.PolyragError) -> JSONResponse:
+        return JSONResponse(
+            body(str(error), error.hint, error.retryable), status_code=status_of(error)
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_: Request, error: RequestValidationError) -> JSONResponse:
+        first = error.errors()[0] if error.errors() else {}
+        where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
+        message = f"invalid request: {where + ': ' if where else ''}{first.get('msg', 'malformed')}"
+        return JSONResponse(body(message, "see the API reference at /docs"), status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_: Request, error: HTTPException) -> JSONResponse:
+        return JSONResponse(
+            body(str(error.detail)), status_code=error.status_code, headers=error.headers
+        )
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, error: Exception) -> JSONResponse:
+        log.exception("unexpected error")  # the log keeps the traceback; the caller gets a line
+        return JSONResponse(
+            body(f"internal error: {type(error).__name__}", "the server log has the details"),
+            status_code=500,
+        )

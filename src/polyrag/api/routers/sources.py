@@ -1,0 +1,144 @@
+"""Sources: upload files or add a URL (each starts an ingest job), list, inspect, re-index and
+delete what is indexed."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import unicodedata
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, UploadFile
+
+from polyrag.api.deps import EngineDep, JobsDep, WorkspaceName
+from polyrag.api.schemas import UrlBody
+from polyrag.engine import Engine
+from polyrag.errors import SourceNotFoundError, UploadError, UploadTooLargeError
+from polyrag.ingest.manifest import Entry
+
+router = APIRouter(prefix="/api/v1/workspaces/{workspace}", tags=["sources"])
+
+UPLOADS = "uploads"  # under the workspace's home: the files people uploaded, kept as given
+_CHUNK = 1 << 20
+
+
+@router.get("/sources", summary="List the sources with their status, chunks and pages")
+def list_sources(engine: EngineDep) -> dict[str, Any]:
+    entries = engine.sources()
+    return {
+        "sources": [_shown(entry) for entry in entries],
+        "indexed": sum(1 for e in entries if e.status == "indexed"),
+        "failed": sum(1 for e in entries if e.status != "indexed"),
+    }
+
+
+@router.get("/sources/{source_id}", summary="One source")
+def get_source(source_id: str, engine: EngineDep) -> dict[str, Any]:
+    return _shown(_entry(engine, source_id))
+
+
+@router.delete("/sources/{source_id}", summary="Delete a source and every chunk of it")
+def delete_source(source_id: str, engine: EngineDep) -> dict[str, Any]:
+    """The sources inside it (attachments, archive members) go with it, and an uploaded file's
+    stored copy is deleted too."""
+    entry = _entry(engine, source_id)
+    removed = engine.remove(entry.source_id)
+    uploads = (engine.home / UPLOADS).resolve()
+    stored = Path(entry.path)
+    if stored.is_file() and stored.resolve().parent == uploads:
+        stored.unlink()
+    return {"removed": [{"source_id": e.source_id, "path": e.path} for e in removed]}
+
+
+@router.post("/sources", status_code=202, summary="Upload files to index")
+def upload(
+    workspace: WorkspaceName,
+    files: Annotated[list[UploadFile], File(description="One or more files.")],
+    engine: EngineDep,
+    jobs: JobsDep,
+) -> dict[str, Any]:
+    """The files are stored under the workspace (a file uploaded again under the same name
+    replaces its earlier version) and an ingest job indexes them; follow it at
+    `/jobs/{job_id}`."""
+    limit = int(engine.settings.server.max_upload_mb * 2**20)
+    folder = engine.home / UPLOADS
+    folder.mkdir(parents=True, exist_ok=True)
+    stored: list[Path] = []
+    for upload_file in files:
+        stored.append(_store(upload_file, folder, limit, taken={p.name for p in stored}))
+    job = jobs.start(workspace, engine, stored)
+    return job.to_dict()
+
+
+@router.post("/sources/url", status_code=202, summary="Index a web page or file by its URL")
+def add_url(
+    workspace: WorkspaceName, body: UrlBody, engine: EngineDep, jobs: JobsDep
+) -> dict[str, Any]:
+    """Fetched under the web.* settings' rules (no private addresses unless allowed)."""
+    return jobs.start(workspace, engine, [body.url]).to_dict()
+
+
+@router.post("/sources/{source_id}/reindex", status_code=202, summary="Read a source again")
+def reindex(
+    workspace: WorkspaceName, source_id: str, engine: EngineDep, jobs: JobsDep
+) -> dict[str, Any]:
+    """Parsed and embedded anew even when its file is unchanged; the new version replaces the
+    old one in one commit."""
+    entry = _entry(engine, source_id)
+    root = entry.parent or entry.path  # a file inside another is read with its carrier
+    return jobs.start(workspace, engine, [root], force=True).to_dict()
+
+
+def _entry(engine: Engine, source_id: str) -> Entry:
+    for entry in engine.sources():
+        if entry.source_id == source_id:
+            return entry
+    raise SourceNotFoundError(f"no source with id {source_id!r}")
+
+
+def _shown(entry: Entry) -> dict[str, Any]:
+    shown = entry.to_dict()
+    shown["name"] = Path(entry.path.split("#")[-1]).name
+    shown["updated_at"] = entry.updated_at
+    return shown
+
+
+def _store(upload_file: UploadFile, folder: Path, limit: int, taken: set[str]) -> Path:
+    """Write one upload under `folder` by a safe name, whole or not at all."""
+    name = safe_name(upload_file.filename or "")
+    if name in taken:
+        raise UploadError(f"{name}: uploaded twice in one request", hint="upload it once")
+    handle, partial = tempfile.mkstemp(dir=folder, prefix=".upload-")
+    written = 0
+    try:
+        with os.fdopen(handle, "wb") as out:
+            while piece := upload_file.file.read(_CHUNK):
+                written += len(piece)
+                if written > limit:
+                    raise UploadTooLargeError(
+                        f"{name}: larger than the upload limit of {limit / 2**20:g} MB"
+                    )
+                out.write(piece)
+        target = folder / name
+        os.replace(partial, target)
+        return target
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
+
+
+def safe_name(filename: str) -> str:
+    """A file name that stays inside the upload folder: the last part of whatever path was
+    given, without control characters, leading dots or separators."""
+    base = re.split(r"[\\/]", unicodedata.normalize("NFC", filename))[-1]
+    base = "".join(ch for ch in base if unicodedata.category(ch)[0] != "C").strip()
+    base = base.lstrip(".").strip()
+    if not base:
+        raise UploadError("an uploaded file has no usable name", hint="give the file a name")
+    if len(base.encode("utf-8")) > 200:
+        stem, dot, suffix = base.rpartition(".")
+        keep = suffix if dot and len(suffix) <= 16 else ""
+        base = (stem or base)[:120] + (f".{keep}" if keep else "")
+    return base
