@@ -11,8 +11,8 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
-from functools import cached_property
 from pathlib import Path
+from typing import Any, Generic, TypeVar, overload
 
 from polyrag import build
 from polyrag.agent.answers import Request
@@ -41,6 +41,31 @@ from polyrag.settings import Settings, load_settings
 from polyrag.types import Answer, AnswerEvent, AskEvent, Filter, Hit, TokenEvent
 
 _DONE = object()
+_T = TypeVar("_T")
+
+
+class part(Generic[_T]):
+    """A part of the engine, built on first use and kept: once per engine, even when several
+    threads (a server's first requests) ask for it together — the 1.1 GB model must never load
+    twice. (functools.cached_property holds no lock since Python 3.12.)"""
+
+    def __init__(self, build: Callable[[Any], _T]) -> None:
+        self.build = build
+        self.name = build.__name__
+        self.__doc__ = build.__doc__
+
+    @overload
+    def __get__(self, engine: None, owner: type[Any]) -> part[_T]: ...
+    @overload
+    def __get__(self, engine: Engine, owner: type[Any]) -> _T: ...
+    def __get__(self, engine: Engine | None, owner: type[Any]) -> part[_T] | _T:
+        if engine is None:
+            return self
+        with engine._parts_lock:  # re-entrant: one part is built from others
+            if self.name not in engine.__dict__:
+                engine.__dict__[self.name] = self.build(engine)
+            value: _T = engine.__dict__[self.name]
+            return value
 
 
 class Engine:
@@ -49,45 +74,46 @@ class Engine:
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or load_settings()
         self.home = Path(self.settings.home)
+        self._parts_lock = threading.RLock()
 
     # -- parts, built on first use -------------------------------------------------------------
 
-    @cached_property
+    @part
     def embedder(self) -> OnnxMiniLM:
         return build.embedder(self.settings)
 
-    @cached_property
+    @part
     def store(self) -> LanceStore:
         return build.store(self.settings, self.embedder.dim)
 
-    @cached_property
+    @part
     def manifest(self) -> Manifest:
         return build.manifest(self.settings)
 
-    @cached_property
+    @part
     def tables(self) -> SqliteTableStore:
         return build.table_store(self.settings)
 
-    @cached_property
+    @part
     def retriever(self) -> HybridRetriever:
         return build.retriever(self.settings, self.store, self.embedder)
 
-    @cached_property
+    @part
     def chat(self) -> FallbackChain:
         return build.chat(self.settings)
 
-    @cached_property
+    @part
     def steps(self) -> Steps:
         return build.steps(self.settings, self.retriever, self.chat, self.store, self.embedder)
 
-    @cached_property
+    @part
     def memory(self) -> Memory:
         return build.memory(self.settings, self.embedder, self._live_sources)
 
     def _live_sources(self) -> set[str]:
         return {e.source_id for e in self.manifest.all() if e.status == INDEXED}
 
-    @cached_property
+    @part
     def agent(self) -> Agent:
         return build.agent(self.settings, self.steps, self.store, self.tables)
 
