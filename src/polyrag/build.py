@@ -13,6 +13,7 @@ from polyrag.agent.graph import Agent
 from polyrag.agent.memory import Memory
 from polyrag.agent.steps import Steps
 from polyrag.agent.tools.registry import Toolbox, builtin_tools, load_user_tools
+from polyrag.chats import ChatStore
 from polyrag.index.embed.onnx import OnnxMiniLM
 from polyrag.index.store.lancedb import LanceStore
 from polyrag.index.tables.sqlite import SqliteTableStore
@@ -44,6 +45,11 @@ def store(settings: Settings, dim: int) -> LanceStore:
 
 def table_store(settings: Settings) -> SqliteTableStore:
     return SqliteTableStore(Path(settings.home) / "tables.sqlite")
+
+
+def chats(settings: Settings) -> ChatStore:
+    """The conversations people had with the home, their answers and feedback."""
+    return ChatStore(Path(settings.home) / "chats.sqlite")
 
 
 def manifest(settings: Settings) -> Manifest:

@@ -25,6 +25,7 @@ from polyrag.agent.steps import Steps
 from polyrag.agent.terms import candidates
 from polyrag.agent.trace import Trace
 from polyrag.answer.generate import Turn
+from polyrag.chats import ChatStore
 from polyrag.errors import ConfigError, LLMError, SourceNotFoundError
 from polyrag.index.embed.onnx import OnnxMiniLM
 from polyrag.index.store.lancedb import LanceStore
@@ -85,6 +86,10 @@ class Engine:
     @part
     def store(self) -> LanceStore:
         return build.store(self.settings, self.embedder.dim)
+
+    @part
+    def chats(self) -> ChatStore:
+        return build.chats(self.settings)
 
     @part
     def manifest(self) -> Manifest:
@@ -374,5 +379,7 @@ class Engine:
             self.store.close()
         if "manifest" in self.__dict__:
             self.manifest.close()
+        if "chats" in self.__dict__:
+            self.chats.close()
         if "tables" in self.__dict__:
             self.tables.close()

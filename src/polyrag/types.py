@@ -279,6 +279,7 @@ class Answer:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
+            "question": self.question,
             "answer": self.text,
             "refused": self.refused,
             "refusal_reason": self.refusal_reason,

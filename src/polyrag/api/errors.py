@@ -13,12 +13,15 @@ from starlette.exceptions import HTTPException
 from polyrag import errors
 from polyrag.api.jobs import JobNotFoundError
 from polyrag.api.workspaces import WorkspaceExistsError, WorkspaceNotFoundError
+from polyrag.chats import ChatNotFoundError, MessageNotFoundError
 
 log = logging.getLogger("polyrag.api")
 
 _STATUS: tuple[tuple[type[errors.PolyragError], int], ...] = (
     (WorkspaceNotFoundError, 404),
     (JobNotFoundError, 404),
+    (ChatNotFoundError, 404),
+    (MessageNotFoundError, 404),
     (errors.SourceNotFoundError, 404),
     (WorkspaceExistsError, 409),
     (errors.UploadTooLargeError, 413),

@@ -59,3 +59,26 @@ class UrlBody(_Body):
 
 class WorkspaceBody(_Body):
     name: str = Field(description="1-63 lower-case letters, digits, '-' or '_'.")
+
+
+class ChatBody(_Body):
+    title: str = Field(
+        "", max_length=200, description="Shown in the list (default: the first question)."
+    )
+
+
+class ChatAskBody(Scope):
+    question: str = Field(min_length=1, max_length=4000, description="The question or reply.")
+    mode: Literal["fast", "agent", "auto"] | None = Field(
+        None, description="How to answer (default: the settings' agent.mode)."
+    )
+
+
+class FeedbackBody(_Body):
+    helpful: bool = Field(description="Whether the answer helped.")
+    comment: str | None = Field(None, max_length=2000, description="What was wrong or wanted.")
+    reconsider: bool = Field(
+        False,
+        description="With helpful=false: answer again (with the comment) or, without a "
+        "comment, ask back what was wanted; the new answer joins the chat.",
+    )

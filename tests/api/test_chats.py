@@ -1,0 +1,176 @@
+"""Chats over the REST API: a follow-up uses the chat's history, also after a restart, answers
+stream as named events, feedback is kept. The chat model is scripted (this tests the API's
+control flow); tests/e2e asks the real model through the server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from polyrag import build
+from polyrag.api import create_app
+from polyrag.llm.base import GenerationOptions, Message
+from polyrag.llm.fallback import FallbackChain
+from polyrag.settings import Settings, load_settings
+
+from ..conftest import MODELS_DIR
+from .conftest import upload
+
+POLICY = (
+    b"# Travel policy\n\nThe hotel cap per night in London is GBP 180.\n\n"
+    b"The hotel cap per night in Paris is EUR 210.\n"
+)
+
+
+class Reader:
+    """Answers from the first source line that names the question's city; rewrites a
+    follow-up by putting the city it names into the earlier question; makes no decision."""
+
+    name = "scripted"
+
+    def __init__(self) -> None:
+        self.prompts: list[str] = []
+
+    def stream(self, messages: Sequence[Message], options: GenerationOptions) -> Iterator[str]:
+        prompt = messages[-1].content
+        self.prompts.append(prompt)
+        if prompt.startswith("Rewrite the follow-up question"):
+            yield "What is the hotel cap per night in Paris?"
+            return
+        if "<<sources" not in prompt:  # one of the agent's decisions: it decides nothing
+            yield "{}"
+            return
+        question = prompt.rsplit("Question:", 1)[-1]
+        city = "Paris" if "Paris" in question else "London"
+        line = next(s for s in prompt.splitlines() if city in s and "cap" in s)
+        yield line[line.index("The hotel") :].strip() + " [1]"
+
+    def weigh(self, messages: Sequence[Message], choices: Sequence[str]) -> dict[str, float]:
+        return {choice: float(choice == "yes") for choice in choices}
+
+    def healthy(self) -> bool:
+        return True
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+
+@pytest.fixture
+def reader(monkeypatch: pytest.MonkeyPatch) -> Reader:
+    model = Reader()
+
+    def chain(settings: Settings) -> FallbackChain:
+        return FallbackChain([model])
+
+    monkeypatch.setattr(build, "chat", chain)
+    return model
+
+
+def app_at(home: Path) -> TestClient:
+    return TestClient(create_app(load_settings(home, models_dir=MODELS_DIR)))
+
+
+def test_a_follow_up_uses_the_chat_history_after_a_restart(tmp_path: Path, reader: Reader) -> None:
+    with app_at(tmp_path) as client:
+        upload(client, "default", ("policy.md", POLICY))
+        chat = client.post("/api/v1/workspaces/default/chats", json={}).json()
+        first = client.post(
+            f"/api/v1/workspaces/default/chats/{chat['chat_id']}/ask",
+            json={"question": "What is the hotel cap per night in London?", "mode": "fast"},
+        ).json()
+        assert "GBP 180" in first["answer"] and first["citations"][0]["path"].endswith("policy.md")
+        assert first["message_id"] > 0
+    with app_at(tmp_path) as client:  # a new server over the same home
+        follow = client.post(
+            f"/api/v1/workspaces/default/chats/{chat['chat_id']}/ask",
+            json={"question": "And in Paris?", "mode": "fast"},
+        ).json()
+        assert "EUR 210" in follow["answer"]
+        rewrite = next(p for p in reader.prompts if p.startswith("Rewrite"))
+        assert "What is the hotel cap per night in London?" in rewrite  # the stored turn
+        kept = client.get(f"/api/v1/workspaces/default/chats/{chat['chat_id']}").json()
+        assert kept["title"] == "What is the hotel cap per night in London?"
+        assert [m["role"] for m in kept["messages"]] == ["user", "assistant"] * 2
+        listed = client.get("/api/v1/workspaces/default/chats").json()["chats"]
+        assert [c["chat_id"] for c in listed] == [chat["chat_id"]]
+
+
+def test_a_chat_answer_streams_and_is_stored(tmp_path: Path, reader: Reader) -> None:
+    with app_at(tmp_path) as client:
+        upload(client, "default", ("policy.md", POLICY))
+        chat = client.post("/api/v1/workspaces/default/chats", json={"title": "Hotels"}).json()
+        events = read_events(
+            client,
+            f"/api/v1/workspaces/default/chats/{chat['chat_id']}/ask/stream",
+            {"question": "What is the hotel cap per night in London?", "mode": "fast"},
+        )
+        names = [name for name, _ in events]
+        assert names[-1] == "answer" and "step" in names and "token" in names
+        assert names.index("evidence") < names.index("token")  # evidence before the reply
+        final = events[-1][1]
+        assert "GBP 180" in final["answer"] and final["message_id"] > 0
+        stored = client.get(f"/api/v1/workspaces/default/chats/{chat['chat_id']}").json()
+        assert stored["messages"][-1]["message_id"] == final["message_id"]
+        assert stored["title"] == "Hotels"
+
+        judged = client.post(
+            f"/api/v1/workspaces/default/chats/{chat['chat_id']}/messages/"
+            f"{final['message_id']}/feedback",
+            json={"helpful": False, "comment": "I meant Paris"},
+        ).json()
+        assert judged["message"]["feedback"]["helpful"] is False
+        again = client.get(f"/api/v1/workspaces/default/chats/{chat['chat_id']}").json()
+        assert again["messages"][-1]["feedback"]["comment"] == "I meant Paris"
+        wrong = client.post(
+            f"/api/v1/workspaces/default/chats/{chat['chat_id']}/messages/"
+            f"{final['message_id'] - 1}/feedback",
+            json={"helpful": True},
+        )
+        assert wrong.status_code == 404 and wrong.json()["hint"]
+        assert (
+            client.delete(f"/api/v1/workspaces/default/chats/{chat['chat_id']}").status_code == 204
+        )
+        assert client.get(f"/api/v1/workspaces/default/chats/{chat['chat_id']}").status_code == 404
+
+
+def read_events(client: TestClient, url: str, body: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The named events of a server-sent event stream, with their JSON data."""
+    events: list[tuple[str, Any]] = []
+    name = "message"
+    with client.stream("POST", url, json=body) as stream:
+        assert stream.status_code == 200
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        for line in stream.iter_lines():
+            if line.startswith("event: "):
+                name = line.removeprefix("event: ")
+            elif line.startswith("data: "):
+                events.append((name, json.loads(line.removeprefix("data: "))))
+                name = "message"
+    return events
+
+
+def test_an_unhelpful_answer_is_reconsidered_with_its_comment(
+    tmp_path: Path, reader: Reader
+) -> None:
+    with app_at(tmp_path) as client:
+        upload(client, "default", ("policy.md", POLICY))
+        chat = client.post("/api/v1/workspaces/default/chats", json={}).json()
+        url = f"/api/v1/workspaces/default/chats/{chat['chat_id']}"
+        first = client.post(
+            f"{url}/ask", json={"question": "What is the hotel cap per night?", "mode": "fast"}
+        ).json()
+        assert "London" in first["answer"]
+        judged = client.post(
+            f"{url}/messages/{first['message_id']}/feedback",
+            json={"helpful": False, "comment": "in Paris", "reconsider": True},
+        ).json()
+        assert judged["message"]["feedback"]["helpful"] is False
+        assert "EUR 210" in judged["answer"]["answer"]  # asked again with the comment
+        messages = client.get(url).json()["messages"]
+        assert [m["text"] for m in messages if m["role"] == "user"][-1] == "in Paris"
+        assert messages[-1]["message_id"] == judged["answer"]["message_id"]
