@@ -277,6 +277,15 @@ class Answer:
     thread: str | None = None  # the agent conversation it belongs to (to resume it)
     clarify: str | None = None  # a question back to the user: the answer waits for the reply
 
+    def skipped_providers(self) -> list[str]:
+        """The providers passed over before `provider` answered, each with why."""
+        return [
+            str(skipped)
+            for step in self.steps
+            if step.name == "generate"
+            for skipped in step.data.get("skipped", [])
+        ]
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "question": self.question,
@@ -286,6 +295,7 @@ class Answer:
             "partial": self.partial,
             "citations": [c.to_dict() for c in self.citations],
             "provider": self.provider,
+            "skipped_providers": self.skipped_providers(),
             "mode": self.mode,
             "model_calls": self.model_calls,
             "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},

@@ -5,70 +5,17 @@ control flow); tests/e2e asks the real model through the server."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
-from polyrag import build
 from polyrag.api import create_app
-from polyrag.llm.base import GenerationOptions, Message
-from polyrag.llm.fallback import FallbackChain
-from polyrag.settings import Settings, load_settings
+from polyrag.settings import load_settings
 
 from ..conftest import MODELS_DIR
 from .conftest import upload
-
-POLICY = (
-    b"# Travel policy\n\nThe hotel cap per night in London is GBP 180.\n\n"
-    b"The hotel cap per night in Paris is EUR 210.\n"
-)
-
-
-class Reader:
-    """Answers from the first source line that names the question's city; rewrites a
-    follow-up by putting the city it names into the earlier question; makes no decision."""
-
-    name = "scripted"
-
-    def __init__(self) -> None:
-        self.prompts: list[str] = []
-
-    def stream(self, messages: Sequence[Message], options: GenerationOptions) -> Iterator[str]:
-        prompt = messages[-1].content
-        self.prompts.append(prompt)
-        if prompt.startswith("Rewrite the follow-up question"):
-            yield "What is the hotel cap per night in Paris?"
-            return
-        if "<<sources" not in prompt:  # one of the agent's decisions: it decides nothing
-            yield "{}"
-            return
-        question = prompt.rsplit("Question:", 1)[-1]
-        city = "Paris" if "Paris" in question else "London"
-        line = next(s for s in prompt.splitlines() if city in s and "cap" in s)
-        yield line[line.index("The hotel") :].strip() + " [1]"
-
-    def weigh(self, messages: Sequence[Message], choices: Sequence[str]) -> dict[str, float]:
-        return {choice: float(choice == "yes") for choice in choices}
-
-    def healthy(self) -> bool:
-        return True
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-
-@pytest.fixture
-def reader(monkeypatch: pytest.MonkeyPatch) -> Reader:
-    model = Reader()
-
-    def chain(settings: Settings) -> FallbackChain:
-        return FallbackChain([model])
-
-    monkeypatch.setattr(build, "chat", chain)
-    return model
+from .reader import POLICY, Reader
 
 
 def app_at(home: Path) -> TestClient:

@@ -3,10 +3,10 @@
     uvicorn --factory 'polyrag.api.app:app_from_environment'   # or: polyrag serve
 
 Every resource is a router under `/api/v1` (workspaces, sources and ingest jobs, search, ask,
-chats) plus `/health` and the provider list; errors are JSON with a hint, never a traceback. The
-OpenAPI description is at `/openapi.json` and readable at `/docs`. Endpoints that call the
-engine are plain functions, run in the server's thread pool, so a slow answer never blocks the
-other requests.
+chats) plus `/health`, the provider list and the OpenAI-compatible `/v1/chat/completions`;
+errors are JSON with a hint, never a traceback. The OpenAPI description is at `/openapi.json`
+and readable at `/docs`. Endpoints that call the engine are plain functions, run in the
+server's thread pool, so a slow answer never blocks the other requests.
 """
 
 from __future__ import annotations
@@ -19,7 +19,16 @@ from fastapi import FastAPI
 from polyrag import __version__
 from polyrag.api import errors
 from polyrag.api.jobs import Jobs
-from polyrag.api.routers import ask, chats, health, jobs, search, sources, workspaces
+from polyrag.api.routers import (
+    ask,
+    chats,
+    completions,
+    health,
+    jobs,
+    search,
+    sources,
+    workspaces,
+)
 from polyrag.api.workspaces import Workspaces
 from polyrag.settings import Settings, load_settings
 
@@ -46,7 +55,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.workspaces = registry
     app.state.jobs = Jobs()
     errors.install(app)
-    for module in (health, workspaces, sources, jobs, search, ask, chats):
+    for module in (health, workspaces, sources, jobs, search, ask, chats, completions):
         app.include_router(module.router)
     return app
 

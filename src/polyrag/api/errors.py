@@ -1,9 +1,12 @@
 """Errors as JSON: `{"error": one line, "hint": what to do, "retryable": bool}`, never a
-traceback. The status says whose the fault is: the request's (4xx) or a part's (5xx)."""
+traceback. The status says whose the fault is: the request's (4xx) or a part's (5xx). Under the
+OpenAI-compatible `/v1/` the body takes OpenAI's shape, `{"error": {"message", "type", ...}}`,
+which its clients read."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -47,32 +50,42 @@ def body(message: str, hint: str = "", retryable: bool = False) -> dict[str, obj
     return {"error": " ".join(message.split()), "hint": hint, "retryable": retryable}
 
 
+def respond(
+    request: Request,
+    status: int,
+    message: str,
+    hint: str = "",
+    retryable: bool = False,
+    headers: Mapping[str, str] | None = None,
+) -> JSONResponse:
+    shown = body(message, hint, retryable)
+    if request.url.path.startswith("/v1/"):  # OpenAI's clients read {"error": {"message"}}
+        kind = "invalid_request_error" if status < 500 else "server_error"
+        detail = {"message": shown.pop("error"), "type": kind, "code": status, **shown}
+        shown = {"error": detail}
+    return JSONResponse(shown, status_code=status, headers=headers)
+
+
 def install(app: FastAPI) -> None:
     """Register the handlers that turn every error into one JSON line."""
 
     @app.exception_handler(errors.PolyragError)
-    async def polyrag_error(_: Request, error: errors.PolyragError) -> JSONResponse:
-        return JSONResponse(
-            body(str(error), error.hint, error.retryable), status_code=status_of(error)
-        )
+    async def polyrag_error(request: Request, error: errors.PolyragError) -> JSONResponse:
+        return respond(request, status_of(error), str(error), error.hint, error.retryable)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid_request(_: Request, error: RequestValidationError) -> JSONResponse:
+    async def invalid_request(request: Request, error: RequestValidationError) -> JSONResponse:
         first = error.errors()[0] if error.errors() else {}
         where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
         message = f"invalid request: {where + ': ' if where else ''}{first.get('msg', 'malformed')}"
-        return JSONResponse(body(message, "see the API reference at /docs"), status_code=422)
+        return respond(request, 422, message, "see the API reference at /docs")
 
     @app.exception_handler(HTTPException)
-    async def http_error(_: Request, error: HTTPException) -> JSONResponse:
-        return JSONResponse(
-            body(str(error.detail)), status_code=error.status_code, headers=error.headers
-        )
+    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+        return respond(request, error.status_code, str(error.detail), headers=error.headers)
 
     @app.exception_handler(Exception)
-    async def unexpected(_: Request, error: Exception) -> JSONResponse:
+    async def unexpected(request: Request, error: Exception) -> JSONResponse:
         log.exception("unexpected error")  # the log keeps the traceback; the caller gets a line
-        return JSONResponse(
-            body(f"internal error: {type(error).__name__}", "the server log has the details"),
-            status_code=500,
-        )
+        message = f"internal error: {type(error).__name__}"
+        return respond(request, 500, message, "the server log has the details")
