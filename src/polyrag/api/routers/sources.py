@@ -10,13 +10,15 @@ import unicodedata
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, UploadFile
+from fastapi import APIRouter, File, Query, Response, UploadFile
+from fastapi.responses import FileResponse
 
 from polyrag.api.deps import EngineDep, JobsDep, WorkspaceName
 from polyrag.api.schemas import UrlBody
 from polyrag.engine import Engine
-from polyrag.errors import SourceNotFoundError, UploadError, UploadTooLargeError
+from polyrag.errors import ConfigError, SourceNotFoundError, UploadError, UploadTooLargeError
 from polyrag.ingest.manifest import Entry
+from polyrag.view import page_png
 
 router = APIRouter(prefix="/api/v1/workspaces/{workspace}", tags=["sources"])
 
@@ -89,6 +91,67 @@ def reindex(
     entry = _entry(engine, source_id)
     root = entry.parent or entry.path  # a file inside another is read with its carrier
     return jobs.start(workspace, engine, [root], force=True).to_dict()
+
+
+@router.get("/sources/{source_id}/file", summary="The source's original file")
+def source_file(source_id: str, engine: EngineDep) -> FileResponse:
+    """As it was indexed, for download or (a recording) to play from the cited second: range
+    requests are answered."""
+    entry = _entry(engine, source_id)
+    return FileResponse(_on_disk(entry), filename=_shown(entry)["name"])
+
+
+@router.get(
+    "/sources/{source_id}/pages/{page}.png",
+    summary="A page (or picture) with the cited region highlighted",
+    response_class=Response,
+    responses={200: {"content": {"image/png": {}}}},
+)
+def source_page(
+    source_id: str,
+    page: int,
+    engine: EngineDep,
+    box: Annotated[
+        str | None,
+        Query(description="x0,y0,x1,y1 as the citation's locator gives its bbox."),
+    ] = None,
+    scale: Annotated[float, Query(gt=0, le=4, description="1 = 72 dots per inch.")] = 1.5,
+) -> Response:
+    entry = _entry(engine, source_id)
+    region = _box(box)
+    png = page_png(_on_disk(entry), entry.media_type, page, region, scale)
+    return Response(png, media_type="image/png", headers={"cache-control": "private, max-age=300"})
+
+
+def _on_disk(entry: Entry) -> Path:
+    """The file a source was read from; a source inside another file, or fetched from the web,
+    has none of its own."""
+    if entry.parent is not None:
+        raise SourceNotFoundError(
+            f"{_shown(entry)['name']} is stored inside another file",
+            hint=f"download the file that carries it: {Path(entry.parent).name}",
+        )
+    if "://" in entry.path:
+        raise SourceNotFoundError(
+            "this source was fetched from the web", hint=f"open it at {entry.path}"
+        )
+    path = Path(entry.path)
+    if not path.is_file():
+        raise SourceNotFoundError(
+            f"the file {path.name} is no longer where it was indexed",
+            hint="index it again from where it is now",
+        )
+    return path
+
+
+def _box(text: str | None) -> tuple[float, float, float, float] | None:
+    if not text:
+        return None
+    try:
+        x0, y0, x1, y1 = (float(part) for part in text.split(","))
+    except ValueError:
+        raise ConfigError(f"box {text!r} is not four numbers x0,y0,x1,y1") from None
+    return (x0, y0, x1, y1)
 
 
 def _entry(engine: Engine, source_id: str) -> Entry:
