@@ -241,7 +241,6 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
     out = answer.to_dict()
     for shown, citation in zip(out["citations"], answer.citations, strict=True):
         shown["chunk_id"] = citation.chunk.chunk_id
-        shown["modality"] = citation.chunk.modality.value
     return out
 
 

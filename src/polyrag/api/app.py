@@ -4,9 +4,9 @@
 
 Every resource is a router under `/api/v1` (workspaces, sources and ingest jobs, search, ask,
 chats) plus `/health`, the provider list and the OpenAI-compatible `/v1/chat/completions`;
-errors are JSON with a hint, never a traceback. The OpenAPI description is at `/openapi.json`
-and readable at `/docs`. Endpoints that call the engine are plain functions, run in the
-server's thread pool, so a slow answer never blocks the other requests.
+errors are JSON with a hint, never a traceback; the web app is served at `/`. The OpenAPI
+description is at `/openapi.json` and readable at `/docs`. Endpoints that call the engine are
+plain functions, run in the server's thread pool, so a slow answer never blocks the others.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
 from polyrag import __version__
 from polyrag.api import errors
@@ -31,6 +32,7 @@ from polyrag.api.routers import (
 )
 from polyrag.api.workspaces import Workspaces
 from polyrag.settings import Settings, load_settings
+from polyrag.web import STATIC
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -57,6 +59,7 @@ def create_app(settings: Settings) -> FastAPI:
     errors.install(app)
     for module in (health, workspaces, sources, jobs, search, ask, chats, completions):
         app.include_router(module.router)
+    app.mount("/", StaticFiles(directory=STATIC, html=True), name="web")  # after the API's routes
     return app
 
 
