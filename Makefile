@@ -12,8 +12,9 @@ export HF_HUB_OFFLINE := 1
 # Tests run without network: a private network namespace with only loopback, when allowed.
 OFFLINE := $(shell unshare -n true 2>/dev/null && echo "unshare -n")
 
-# Debian packages polyrag uses at run time (installed when missing; needs root or sudo).
-SYSTEM_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr-deu tesseract-ocr-fra libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui
+# Debian packages polyrag uses at run time, and Chromium for the web app's browser tests
+# (installed when missing; needs root or sudo).
+SYSTEM_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr-deu tesseract-ocr-fra libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install system demo test lint typecheck unit bench clean

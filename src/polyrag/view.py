@@ -1,5 +1,6 @@
 """How a cited place is shown to a person: a PDF page (a scan's too) or a picture, drawn with
-the cited region highlighted, so they can check the answer where it sits.
+the cited region highlighted, and a table's cited rows with their header, so they can check the
+answer where it sits.
 
 A PDF locator's box is in PDF points with the origin at the page's bottom left (as the parser
 writes it); a picture's is in its pixels from the top left.
@@ -8,7 +9,9 @@ writes it); a picture's is in its pixels from the top left.
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from PIL import Image, ImageDraw
 
@@ -18,6 +21,7 @@ from polyrag.errors import (
     PolyragError,
     UnsupportedFormatError,
 )
+from polyrag.types import Table
 
 Box = tuple[float, float, float, float]
 
@@ -107,3 +111,71 @@ def _picture(path: Path, box: Box | None) -> tuple[Image.Image, Box | None]:
     if box is None:
         return image, None
     return image, (box[0] * shrink, box[1] * shrink, box[2] * shrink, box[3] * shrink)
+
+
+def table_rows(
+    tables: Sequence[Table],
+    *,
+    sheet: str | None = None,
+    page: int | None = None,
+    rows: tuple[int, int] | None = None,
+    context: int = 2,
+) -> dict[str, Any]:
+    """The cited rows of a source's table, as a person checks them: the table's name and
+    title, its header, the rows from `rows` (row numbers as the locator counts them) with
+    `context` rows around, and which of them were cited. The table is the one on `sheet` (or
+    `page`) holding those rows; without rows, its first rows."""
+    chosen = _table_for(tables, sheet, page, rows)
+    numbers = [chosen.row_number(index) for index in range(len(chosen.rows))]
+    if rows is None:  # no rows cited: the table's first rows
+        window = numbers[:10]
+        first, last, around = (window[0], window[-1], 0) if window else (0, -1, 0)
+    else:
+        (first, last), around = rows, context
+    shown = [
+        {"row": number, "cells": list(cells), "cited": rows is not None and first <= number <= last}
+        for number, cells in zip(numbers, chosen.rows, strict=True)
+        if first - around <= number <= last + around
+    ]
+    return {
+        "name": chosen.name,
+        "title": chosen.title,
+        "sheet": chosen.locator.sheet or (chosen.name if sheet else None),
+        "page": chosen.locator.page,
+        "header": list(chosen.header),
+        "columns": list(chosen.columns),
+        "rows": shown,
+        "total_rows": len(chosen.rows),
+    }
+
+
+def _table_for(
+    tables: Sequence[Table], sheet: str | None, page: int | None, rows: tuple[int, int] | None
+) -> Table:
+    def holds(table: Table) -> bool:
+        if sheet is not None and sheet not in (table.name, table.locator.sheet):
+            return False
+        if page is not None and table.locator.page not in (None, page):
+            return False
+        if rows is None:
+            return True
+        numbers = {table.row_number(index) for index in range(len(table.rows))}
+        return rows[0] in numbers or rows[1] in numbers
+
+    for table in tables:
+        if holds(table):
+            return table
+    where = ", ".join(
+        part
+        for part in (
+            f"sheet {sheet}" if sheet else "",
+            f"page {page}" if page else "",
+            f"rows {rows[0]}-{rows[1]}" if rows else "",
+        )
+        if part
+    )
+    raise TableNotFoundError(f"the source has no table {('at ' + where) if where else ''}".strip())
+
+
+class TableNotFoundError(PolyragError):
+    hint = "the citation's text shows the passage as it was indexed"

@@ -17,7 +17,7 @@ from polyrag import errors
 from polyrag.api.jobs import JobNotFoundError
 from polyrag.api.workspaces import WorkspaceExistsError, WorkspaceNotFoundError
 from polyrag.chats import ChatNotFoundError, MessageNotFoundError
-from polyrag.view import PageNotFoundError
+from polyrag.view import PageNotFoundError, TableNotFoundError
 
 log = logging.getLogger("polyrag.api")
 
@@ -27,6 +27,7 @@ _STATUS: tuple[tuple[type[errors.PolyragError], int], ...] = (
     (ChatNotFoundError, 404),
     (MessageNotFoundError, 404),
     (PageNotFoundError, 404),
+    (TableNotFoundError, 404),
     (errors.SourceNotFoundError, 404),
     (WorkspaceExistsError, 409),
     (errors.UploadTooLargeError, 413),

@@ -18,7 +18,7 @@ from polyrag.api.schemas import UrlBody
 from polyrag.engine import Engine
 from polyrag.errors import ConfigError, SourceNotFoundError, UploadError, UploadTooLargeError
 from polyrag.ingest.manifest import Entry
-from polyrag.view import page_png
+from polyrag.view import page_png, table_rows
 
 router = APIRouter(prefix="/api/v1/workspaces/{workspace}", tags=["sources"])
 
@@ -121,6 +121,33 @@ def source_page(
     region = _box(box)
     png = page_png(_on_disk(entry), entry.media_type, page, region, scale)
     return Response(png, media_type="image/png", headers={"cache-control": "private, max-age=300"})
+
+
+@router.get("/sources/{source_id}/rows", summary="A table's cited rows with their header")
+def source_rows(
+    source_id: str,
+    engine: EngineDep,
+    sheet: Annotated[str | None, Query(description="The locator's sheet.")] = None,
+    page: Annotated[int | None, Query(description="The locator's page.")] = None,
+    rows: Annotated[
+        str | None, Query(description="The locator's rows, first-last (e.g. 4-7).")
+    ] = None,
+) -> dict[str, Any]:
+    """The table (a sheet, a CSV, a table in a PDF or a slide) that holds the cited rows: its
+    name, title and header, the cited rows marked, with two rows around them."""
+    entry = _entry(engine, source_id)
+    tables = [found.table for found in engine.tables.tables([entry.source_id])]
+    return table_rows(tables, sheet=sheet, page=page, rows=_span(rows))
+
+
+def _span(text: str | None) -> tuple[int, int] | None:
+    if not text:
+        return None
+    first, _, last = text.partition("-")
+    try:
+        return int(first), int(last or first)
+    except ValueError:
+        raise ConfigError(f"rows {text!r} are not first-last row numbers") from None
 
 
 def _on_disk(entry: Entry) -> Path:

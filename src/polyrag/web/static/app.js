@@ -180,10 +180,11 @@ async function followJob(job, row) {
       row.querySelector(".status").textContent = failed
         ? `failed: ${failed.detail}`
         : current.status === "done"
-          ? `indexed (${current.pages} pages)`
+          ? `indexed (${current.pages} ${current.pages === 1 ? "page" : "pages"})`
           : current.status;
       row.dataset.status = failed ? "failed" : current.status;
       await loadSources();
+      if (!failed && current.status === "done") setTimeout(() => row.remove(), 4000);
       return current;
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -321,14 +322,32 @@ function showChips(item, citations) {
     ...citations.map((citation) => {
       const chip = document.createElement("button");
       chip.type = "button";
-      chip.className = `chip ${citation.modality || modalityOf(citation)}`;
+      chip.className = `chip modality-${citation.modality || modalityOf(citation)}`;
       const name = citation.path.split("#").pop().split("/").pop();
-      chip.textContent = `[${citation.n}] ${name}${citation.where ? " · " + citation.where : ""}`;
-      chip.title = "Show where this is in the source";
+      const where = place(citation.locator || {});
+      chip.textContent = `[${citation.n}] ${name}${where ? " · " + where : ""}`;
+      chip.title = `Show where this is: ${citation.where || name}`;
       chip.addEventListener("click", () => openEvidence(citation));
       return chip;
     }),
   );
+}
+
+function place(locator) {
+  // The short place a chip names: page, slide, sheet rows or the moment in a recording.
+  const parts = [];
+  if (locator.page) parts.push(`page ${locator.page}`);
+  if (locator.slide) parts.push(`slide ${locator.slide}`);
+  if (locator.cells) parts.push(`cells ${locator.cells}`);
+  else if (locator.rows) {
+    const [first, last] = locator.rows;
+    parts.push(first === last ? `row ${first}` : `rows ${first}-${last}`);
+  }
+  if (locator.time_span) {
+    const clock = (s) => `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`;
+    parts.push(clock(locator.time_span[0]));
+  }
+  return parts.join(", ");
 }
 
 function modalityOf(citation) {
@@ -412,12 +431,11 @@ function openEvidence(citation) {
     player.src = `${file}#t=${start},${end}`;
     view.append(player);
   }
-  const table = markdownTable(citation.text);
-  if (table) view.append(table);
-  else {
-    const passage = document.createElement("pre");
-    passage.textContent = citation.text;
-    view.append(passage);
+  const passage = document.createElement("pre");
+  passage.textContent = citation.text;
+  view.append(passage);
+  if (citation.modality === "table" || locator.sheet || locator.rows) {
+    showRows(view, citation, passage);
   }
   panel.hidden = false;
   $(".layout").classList.add("with-evidence");
@@ -431,31 +449,39 @@ function scrollToBox(image, locator, kind) {
   $("#evidence").scrollTop = Math.max(0, image.offsetTop + top * scale - 80);
 }
 
-function markdownTable(text) {
-  // A Markdown table in a passage (a sheet's rows, a PDF table) shown as a table.
-  const lines = text.split("\n").filter((line) => line.trim().startsWith("|"));
-  if (lines.length < 2) return null;
-  const cells = (line) => line.trim().replace(/^\||\|$/g, "").split("|").map((c) => c.trim());
-  const table = document.createElement("table");
-  lines.forEach((line, index) => {
-    if (/^\|?\s*:?-{2,}/.test(line.trim())) return;
-    const row = table.insertRow();
-    for (const value of cells(line)) {
-      const cell = document.createElement(index === 0 ? "th" : "td");
-      cell.textContent = value;
-      row.append(cell);
-    }
-  });
-  const heading = text.split("\n").find((line) => line.trim() && !line.trim().startsWith("|"));
-  const wrapper = document.createElement("div");
-  if (heading) {
-    const caption = document.createElement("p");
-    caption.className = "muted";
-    caption.textContent = heading;
-    wrapper.append(caption);
+async function showRows(view, citation, passage) {
+  // The table's cited rows with their header (from the table polyrag read), in place of the
+  // passage's text; the text stays when the table cannot be found.
+  const locator = citation.locator || {};
+  const query = new URLSearchParams();
+  if (locator.sheet) query.set("sheet", locator.sheet);
+  if (locator.page) query.set("page", locator.page);
+  if (locator.rows) query.set("rows", `${locator.rows[0]}-${locator.rows[1]}`);
+  let found;
+  try {
+    found = await api(`${base()}/sources/${citation.source_id}/rows?${query}`);
+  } catch (error) {
+    return;
   }
-  wrapper.append(table);
-  return wrapper;
+  const caption = document.createElement("p");
+  caption.className = "muted";
+  const where = found.sheet ? `sheet ${found.sheet}` : found.page ? `page ${found.page}` : found.name;
+  caption.textContent = [found.title, where].filter(Boolean).join(" · ");
+  const table = document.createElement("table");
+  table.className = "rows";
+  const head = table.createTHead().insertRow();
+  for (const name of ["row", ...found.header]) {
+    const cell = document.createElement("th");
+    cell.textContent = name;
+    head.append(cell);
+  }
+  const body = table.createTBody();
+  for (const row of found.rows) {
+    const line = body.insertRow();
+    line.classList.toggle("cited", row.cited);
+    for (const value of [row.row, ...row.cells]) line.insertCell().textContent = value;
+  }
+  passage.replaceWith(caption, table);
 }
 
 function closeEvidence() {

@@ -1,0 +1,191 @@
+"""The web app in a real browser: Debian's Chromium driven by Playwright (pointed at that
+executable; nothing is downloaded). Upload a scanned PDF and a spreadsheet, watch them index,
+ask, open citations (the highlighted region on the right page, the sheet's rows), delete a
+source, reload and find the chat again. Screenshots go to the test's folder.
+
+The chat model is a scripted extractor (it answers with the source sentence sharing most words
+with the question): this tests the app, not the model; tests/e2e asks the real model."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from polyrag import build
+from polyrag.api import create_app
+from polyrag.llm.base import GenerationOptions, Message
+from polyrag.llm.fallback import FallbackChain
+from polyrag.settings import Settings, load_settings
+
+from ..conftest import CORPUS, MODELS_DIR
+from ..integration.conftest import free_port
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+playwright = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (make install)"
+)
+ARGS = [  # as the machine's own probe starts it: no background traffic on a closed network
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+class Extractor:
+    """Answers with the source sentence that shares most words with the question, cited."""
+
+    name = "scripted"
+
+    def stream(self, messages: Sequence[Message], options: GenerationOptions) -> Iterator[str]:
+        prompt = messages[-1].content
+        if "Follow-up question:" in prompt:  # a rewrite: the follow-up stands as it is
+            yield prompt.split("Follow-up question:", 1)[1].split("\n", 1)[0].strip()
+            return
+        if "<<sources" not in prompt:  # one of the agent's decisions: it decides nothing
+            yield "{}"
+            return
+        question = set(re.findall(r"\w+", prompt.rsplit("Question:", 1)[-1].lower()))
+        sources = prompt.split("<<sources", 1)[1].split("<<end", 1)[0]
+        best, cited, shared = "", 1, -1
+        for number, passage in re.findall(
+            r"^\[(\d+)\][^\n]*\n(.*?)(?=^\[\d+\]|\Z)", sources, re.S | re.M
+        ):
+            for sentence in re.split(r"(?<=[.!?])\s+|\n", passage):
+                words = set(re.findall(r"\w+", sentence.lower()))
+                if len(words & question) > shared:
+                    best, cited, shared = (
+                        " ".join(sentence.split()),
+                        int(number),
+                        len(words & question),
+                    )
+        yield f"{best} [{cited}]"
+
+    def weigh(self, messages: Sequence[Message], choices: Sequence[str]) -> dict[str, float]:
+        return {choice: float(choice == "yes") for choice in choices}
+
+    def healthy(self) -> bool:
+        return True
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    model = Extractor()
+
+    def chain(settings: Settings) -> FallbackChain:
+        return FallbackChain([model])
+
+    monkeypatch.setattr(build, "chat", chain)
+    app = create_app(load_settings(tmp_path / "home", models_dir=MODELS_DIR))
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+@pytest.fixture
+def page(site: str, tmp_path: Path) -> Iterator[object]:
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        opened = context.new_page()
+        opened.set_default_timeout(60_000)
+        try:
+            yield opened
+        finally:
+            browser.close()
+
+
+def test_upload_ask_see_the_evidence_delete_and_come_back(
+    site: str, page: object, tmp_path: Path
+) -> None:
+    p = page  # a playwright Page
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    p.goto(site)  # type: ignore[attr-defined]
+    p.wait_for_selector("body[data-ready=true]")  # type: ignore[attr-defined]
+    assert p.locator("#workspace").input_value() == "default"  # type: ignore[attr-defined]
+
+    scan = CORPUS / "pdf_scanned" / "docling__ocr_test.pdf"
+    sheet = CORPUS / "csv" / "unstructured__stanley-cups.csv"
+    p.set_input_files("#file-input", [str(scan), str(sheet)])  # type: ignore[attr-defined]
+    for name in (scan.name, sheet.name):
+        row = p.locator("#uploads li", has_text=name)  # type: ignore[attr-defined]
+        row.locator(".status", has_text="indexed").wait_for(timeout=180_000)
+    sources = p.locator("#sources li")  # type: ignore[attr-defined]
+    assert sources.count() == 2
+    assert "indexed" in sources.filter(has_text=scan.name).inner_text()
+    p.screenshot(path=str(shots / "1-sources.png"))  # type: ignore[attr-defined]
+
+    # Ask about the scan: the answer streams in, a chip opens the page with the region marked.
+    p.fill("#question", "What does Docling bundle?")  # type: ignore[attr-defined]
+    p.press("#question", "Enter")  # type: ignore[attr-defined]
+    answer = p.locator(".message.assistant").last  # type: ignore[attr-defined]
+    answer.locator(".feedback").wait_for()
+    assert "Docling" in answer.locator(".text").inner_text()
+    chip = answer.locator(".chip").first
+    assert scan.name in chip.inner_text() and "page 1" in chip.inner_text()
+    chip.click()
+    image = p.locator("#evidence img.page")  # type: ignore[attr-defined]
+    image.wait_for()
+    p.wait_for_function("document.querySelector('#evidence img.page').complete")  # type: ignore[attr-defined]
+    source = image.get_attribute("src") or ""
+    assert "/pages/1.png" in source and "box=" in source
+    width = p.evaluate("document.querySelector('#evidence img.page').naturalWidth")  # type: ignore[attr-defined]
+    assert width > 800  # the page was drawn, at 1.5 × 72 dpi
+    p.screenshot(path=str(shots / "2-evidence-pdf.png"))  # type: ignore[attr-defined]
+    answer.locator(".helpful").click()
+    p.wait_for_selector(".message.assistant .helpful.chosen")  # type: ignore[attr-defined]
+
+    # A question about the spreadsheet: its chip shows the rows as a table.
+    p.select_option("#mode", "fast")  # type: ignore[attr-defined]
+    p.fill("#question", "How many Stanley Cups have the Maple Leafs won?")  # type: ignore[attr-defined]
+    p.click("#send")  # type: ignore[attr-defined]
+    second = p.locator(".message.assistant").nth(1)  # type: ignore[attr-defined]
+    second.locator(".feedback").wait_for()
+    assert "13" in second.locator(".text").inner_text()
+    second.locator(".chip", has_text=sheet.name).first.click()
+    table = p.locator("#evidence table")  # type: ignore[attr-defined]
+    table.wait_for()
+    assert "Maple Leafs" in table.inner_text()
+    p.screenshot(path=str(shots / "3-evidence-rows.png"))  # type: ignore[attr-defined]
+    p.keyboard.press("Escape")  # type: ignore[attr-defined]
+    assert p.locator("#evidence").is_hidden()  # type: ignore[attr-defined]
+
+    # Delete the spreadsheet, reload: one source left, the chat listed and whole again.
+    p.once("dialog", lambda dialog: dialog.accept())  # type: ignore[attr-defined]
+    p.locator("#sources li", has_text=sheet.name).get_by_role(
+        "button", name=f"Delete {sheet.name}"
+    ).click()  # type: ignore[attr-defined]
+    p.locator("#sources li", has_text=sheet.name).wait_for(state="detached")  # type: ignore[attr-defined]
+    p.reload()  # type: ignore[attr-defined]
+    p.wait_for_selector("body[data-ready=true]")  # type: ignore[attr-defined]
+    assert p.locator("#sources li").count() == 1  # type: ignore[attr-defined]
+    chats = p.locator("#chats li")  # type: ignore[attr-defined]
+    assert chats.count() == 1 and "What does Docling bundle?" in chats.inner_text()
+    assert p.locator(".message.assistant").count() == 2  # type: ignore[attr-defined]
+    assert p.locator(".message.assistant .helpful.chosen").count() == 1  # type: ignore[attr-defined]
+    p.screenshot(path=str(shots / "4-after-reload.png"))  # type: ignore[attr-defined]
