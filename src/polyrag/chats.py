@@ -237,11 +237,8 @@ class ChatStore:
 
 
 def answer_to_dict(answer: Answer) -> dict[str, Any]:
-    """The answer as the API returns it, with each citation's chunk id (to rebuild it)."""
-    out = answer.to_dict()
-    for shown, citation in zip(out["citations"], answer.citations, strict=True):
-        shown["chunk_id"] = citation.chunk.chunk_id
-    return out
+    """The answer as the API returns it (its citations carry what rebuilds them)."""
+    return answer.to_dict()
 
 
 def answer_from_dict(data: dict[str, Any]) -> Answer:

@@ -295,6 +295,11 @@ class ServerSettings(_Section):
     max_upload_mb: float = Field(
         512, gt=0, description="An uploaded file larger than this is refused (HTTP 413)."
     )
+    mcp_ingest: bool = Field(
+        False,
+        description="Offer MCP clients the `ingest` tool, which reads files and URLs from the "
+        "server's machine.",
+    )
 
 
 class OcrSettings(_Section):

@@ -209,6 +209,7 @@ class Hit:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "chunk_id": self.chunk.chunk_id,
             "source_id": self.chunk.source_id,
             "path": self.chunk.path,
             "modality": self.chunk.modality.value,
@@ -229,6 +230,7 @@ class Citation:
     def to_dict(self) -> dict[str, Any]:
         return {
             "n": self.n,
+            "chunk_id": self.chunk.chunk_id,
             "source_id": self.chunk.source_id,
             "path": self.chunk.path,
             "modality": self.chunk.modality.value,

@@ -14,13 +14,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from polyrag import build
 from polyrag.api import create_app
-from polyrag.llm.fallback import FallbackChain
-from polyrag.settings import Settings, load_settings
+from polyrag.settings import load_settings
 
 from ..conftest import MODELS_DIR
-from .reader import Reader
 
 
 @pytest.fixture(scope="module")
@@ -58,15 +55,3 @@ def upload(client: TestClient, workspace: str, *files: tuple[str, bytes]) -> Any
 
 def home_of(client: TestClient, workspace: str) -> Path:
     return Path(client.app.state.workspaces.home(workspace))  # type: ignore[attr-defined]
-
-
-@pytest.fixture
-def reader(monkeypatch: pytest.MonkeyPatch) -> Reader:
-    """Every engine the test builds answers with a scripted Reader."""
-    model = Reader()
-
-    def chain(settings: Settings) -> FallbackChain:
-        return FallbackChain([model])
-
-    monkeypatch.setattr(build, "chat", chain)
-    return model

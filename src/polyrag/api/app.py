@@ -4,7 +4,8 @@
 
 Every resource is a router under `/api/v1` (workspaces, sources and ingest jobs, search, ask,
 chats) plus `/health`, the provider list and the OpenAI-compatible `/v1/chat/completions`;
-errors are JSON with a hint, never a traceback; the web app is served at `/`. The OpenAPI
+errors are JSON with a hint, never a traceback; MCP over streamable HTTP is at `/mcp` and the
+web app at `/`. The OpenAPI
 description is at `/openapi.json` and readable at `/docs`. Endpoints that call the engine are
 plain functions, run in the server's thread pool, so a slow answer never blocks the others.
 """
@@ -31,6 +32,7 @@ from polyrag.api.routers import (
     workspaces,
 )
 from polyrag.api.workspaces import Workspaces
+from polyrag.mcp.server import build_server
 from polyrag.settings import Settings, load_settings
 from polyrag.web import STATIC
 
@@ -39,11 +41,14 @@ def create_app(settings: Settings) -> FastAPI:
     """The API over the workspaces of `settings.home`; engines open on first use and close
     when the app shuts down."""
     registry = Workspaces(settings)
+    mcp = build_server(registry, allow_ingest=settings.server.mcp_ingest)
+    mcp_http = mcp.streamable_http_app(streamable_http_path="/mcp", host=settings.server.host)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         try:
-            yield
+            async with mcp.session_manager.run():  # the MCP sessions live as long as the app
+                yield
         finally:
             registry.close()
 
@@ -59,6 +64,7 @@ def create_app(settings: Settings) -> FastAPI:
     errors.install(app)
     for module in (health, workspaces, sources, jobs, search, ask, chats, completions):
         app.include_router(module.router)
+    app.router.routes.extend(mcp_http.routes)  # MCP over streamable HTTP at /mcp
     app.mount("/", StaticFiles(directory=STATIC, html=True), name="web")  # after the API's routes
     return app
 

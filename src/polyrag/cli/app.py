@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from polyrag.cli.common import HomeOption, JsonOption, engine_for, err, out, print_json
 from polyrag.cli.evaluate import eval_app
+from polyrag.cli.mcp import mcp
 from polyrag.cli.serve import serve
 from polyrag.ingest.manifest import Entry
 from polyrag.ingest.pipeline import IngestReport
@@ -41,6 +42,7 @@ sources_app = typer.Typer(help="List or remove indexed sources.", no_args_is_hel
 app.add_typer(sources_app, name="sources")
 app.add_typer(eval_app, name="eval")
 app.command()(serve)
+app.command()(mcp)
 
 
 PasswordOption = Annotated[

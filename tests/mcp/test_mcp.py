@@ -1,0 +1,156 @@
+"""polyrag's MCP server through the SDK's own client: in memory, over stdio (a subprocess
+running `polyrag mcp`) and over streamable HTTP at /mcp on the API's server on 127.0.0.1.
+
+`ask` uses the scripted Reader of the API tests in memory and over HTTP (this tests the
+protocol, not the model); over stdio the server is a separate process, so the tools that need
+no model are asked there."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import uvicorn
+from mcp.client.stdio import StdioServerParameters
+
+from mcp import Client
+from polyrag.api import create_app
+from polyrag.api.workspaces import Workspaces
+from polyrag.mcp.server import build_server
+from polyrag.settings import load_settings
+
+from ..api.reader import POLICY, Reader
+from ..conftest import MODELS_DIR
+from ..integration.conftest import free_port
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A home with a travel policy indexed in its default workspace."""
+    folder = tmp_path / "home"
+    document = tmp_path / "docs" / "policy.md"
+    document.parent.mkdir(parents=True)
+    document.write_bytes(POLICY)
+    workspaces = Workspaces(load_settings(folder, models_dir=MODELS_DIR))
+    try:
+        workspaces.engine("default").ingest([document])
+    finally:
+        workspaces.close()
+    return folder
+
+
+def data(result: Any) -> Any:
+    """A tool result's JSON (its structured content, else its text)."""
+    assert not result.is_error, result.content
+    if result.structured_content is not None:
+        return result.structured_content
+    return json.loads(result.content[0].text)
+
+
+async def exercise(client: Client, *, with_model: bool) -> None:
+    names = {tool.name for tool in (await client.list_tools()).tools}
+    assert names == {"search", "ask", "list_sources", "get_passage"}  # no ingest by default
+    sources = data(await client.call_tool("list_sources", {}))["sources"]
+    assert [Path(s["path"]).name for s in sources] == ["policy.md"]
+    hits = data(await client.call_tool("search", {"query": "hotel cap Paris", "k": 2}))["hits"]
+    assert hits[0]["path"].endswith("policy.md") and hits[0]["locator"]["heading_path"]
+    passage = data(
+        await client.call_tool(
+            "get_passage",
+            {"source_id": hits[0]["source_id"], "chunk_id": hits[0]["chunk_id"], "around": 1},
+        )
+    )["passages"]
+    assert any(p["cited"] and "EUR 210" in p["text"] for p in passage)
+    missing = await client.call_tool("search", {"query": "x", "workspace": "nowhere"})
+    assert missing.is_error
+    message = missing.content[0].text
+    assert "no workspace named 'nowhere'" in message and "GET /api/v1/workspaces" in message
+    if with_model:
+        answer = data(
+            await client.call_tool(
+                "ask", {"question": "What is the hotel cap per night in Paris?", "mode": "fast"}
+            )
+        )
+        assert "EUR 210" in answer["answer"] and not answer["refused"]
+        assert answer["citations"][0]["locator"]["heading_path"] == ["Travel policy"]
+
+
+def test_in_memory(home: Path, reader: Reader) -> None:
+    workspaces = Workspaces(load_settings(home, models_dir=MODELS_DIR))
+    server = build_server(workspaces)
+
+    async def run() -> None:
+        async with Client(server) as client:
+            await exercise(client, with_model=True)
+
+    try:
+        anyio.run(run)
+    finally:
+        workspaces.close()
+
+
+def test_ingest_is_offered_only_when_enabled(home: Path, tmp_path: Path) -> None:
+    workspaces = Workspaces(load_settings(home, models_dir=MODELS_DIR))
+    server = build_server(workspaces, allow_ingest=True)
+    extra = tmp_path / "extra.md"
+    extra.write_text("# Extra\n\nThe parking cap is GBP 20 a day.\n", encoding="utf-8")
+
+    async def run() -> None:
+        async with Client(server) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            assert "ingest" in names
+            done = data(await client.call_tool("ingest", {"paths": [str(extra)]}))
+            assert done["summary"].startswith("ingested 1")
+
+    try:
+        anyio.run(run)
+    finally:
+        workspaces.close()
+
+
+def test_over_stdio(home: Path) -> None:
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "polyrag.cli.app", "mcp", "--home", str(home)],
+        env={**os.environ, "POLYRAG_MODELS_DIR": str(MODELS_DIR), "HF_HUB_OFFLINE": "1"},
+    )
+
+    async def run() -> None:
+        async with Client(parameters, read_timeout_seconds=120) as client:
+            await exercise(client, with_model=False)
+
+    anyio.run(run)
+
+
+@pytest.fixture
+def served(home: Path, reader: Reader) -> Iterator[str]:
+    app = create_app(load_settings(home, models_dir=MODELS_DIR))
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+def test_over_http_on_the_api_server(served: str) -> None:
+    async def run() -> None:
+        async with Client(f"{served}/mcp", read_timeout_seconds=120) as client:
+            await exercise(client, with_model=True)
+
+    anyio.run(run)
