@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from polyrag import __version__
 from polyrag.api import errors
+from polyrag.api.access import RequireTokens, require_tokens_off_loopback, tokens_of
 from polyrag.api.jobs import Jobs
 from polyrag.api.routers import (
     ask,
@@ -28,6 +30,7 @@ from polyrag.api.routers import (
     health,
     jobs,
     search,
+    session,
     sources,
     workspaces,
 )
@@ -39,8 +42,11 @@ from polyrag.web import STATIC
 
 def create_app(settings: Settings) -> FastAPI:
     """The API over the workspaces of `settings.home`; engines open on first use and close
-    when the app shuts down."""
+    when the app shuts down. Listening (`server.host`) on an address other machines reach, it
+    requires access tokens on every request, and refuses to start without any."""
     registry = Workspaces(settings)
+    tokens = tokens_of(Path(settings.home))
+    guarded = require_tokens_off_loopback(settings.server.host, tokens)
     mcp = build_server(registry, allow_ingest=settings.server.mcp_ingest)
     mcp_http = mcp.streamable_http_app(streamable_http_path="/mcp", host=settings.server.host)
 
@@ -51,6 +57,7 @@ def create_app(settings: Settings) -> FastAPI:
                 yield
         finally:
             registry.close()
+            tokens.close()
 
     app = FastAPI(
         title="polyrag",
@@ -61,8 +68,11 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.settings = settings
     app.state.workspaces = registry
     app.state.jobs = Jobs()
+    app.state.tokens = tokens
     errors.install(app)
-    for module in (health, workspaces, sources, jobs, search, ask, chats, completions):
+    if guarded:
+        app.add_middleware(RequireTokens, tokens=tokens)
+    for module in (health, session, workspaces, sources, jobs, search, ask, chats, completions):
         app.include_router(module.router)
     app.router.routes.extend(mcp_http.routes)  # MCP over streamable HTTP at /mcp
     app.mount("/", StaticFiles(directory=STATIC, html=True), name="web")  # after the API's routes

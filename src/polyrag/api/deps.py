@@ -6,9 +6,11 @@ from typing import Annotated
 
 from fastapi import Depends, Path, Request
 
+from polyrag.api.access import Grant
 from polyrag.api.jobs import Jobs
 from polyrag.api.workspaces import Workspaces
 from polyrag.engine import Engine
+from polyrag.errors import PolyragError
 
 
 def workspaces(request: Request) -> Workspaces:
@@ -27,6 +29,23 @@ WorkspaceName = Annotated[str, Path(description="A workspace's name; `default` i
 def engine(workspace: WorkspaceName, request: Request) -> Engine:
     """The workspace's engine (404 when there is no such workspace)."""
     return workspaces(request).engine(workspace)
+
+
+def allowed(request: Request, workspace: str) -> bool:
+    """Whether the request's access token (if the server requires one) opens `workspace`."""
+    grant: Grant | None = getattr(request.state, "grant", None)
+    return grant is None or grant.allows(workspace)
+
+
+def check_allowed(request: Request, workspace: str) -> None:
+    """For a workspace named in a body (the OpenAI endpoint's `model`), where the middleware,
+    which reads paths, cannot see it."""
+    if not allowed(request, workspace):
+        raise ForbiddenError(f"this token does not open workspace {workspace!r}")
+
+
+class ForbiddenError(PolyragError):
+    hint = "ask for a token that allows it"
 
 
 WorkspacesDep = Annotated[Workspaces, Depends(workspaces)]

@@ -14,7 +14,9 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from polyrag import errors
+from polyrag.api.deps import ForbiddenError
 from polyrag.api.jobs import JobNotFoundError
+from polyrag.api.routers.session import InvalidTokenError
 from polyrag.api.workspaces import WorkspaceExistsError, WorkspaceNotFoundError
 from polyrag.chats import ChatNotFoundError, MessageNotFoundError
 from polyrag.view import PageNotFoundError, TableNotFoundError
@@ -22,6 +24,8 @@ from polyrag.view import PageNotFoundError, TableNotFoundError
 log = logging.getLogger("polyrag.api")
 
 _STATUS: tuple[tuple[type[errors.PolyragError], int], ...] = (
+    (InvalidTokenError, 401),
+    (ForbiddenError, 403),
     (WorkspaceNotFoundError, 404),
     (JobNotFoundError, 404),
     (ChatNotFoundError, 404),

@@ -17,6 +17,7 @@ from polyrag.cli.common import HomeOption, JsonOption, engine_for, err, out, pri
 from polyrag.cli.evaluate import eval_app
 from polyrag.cli.mcp import mcp
 from polyrag.cli.serve import serve
+from polyrag.cli.tokens import tokens_app
 from polyrag.ingest.manifest import Entry
 from polyrag.ingest.pipeline import IngestReport
 from polyrag.ingest.pipeline import Progress as IngestProgress
@@ -43,6 +44,7 @@ app.add_typer(sources_app, name="sources")
 app.add_typer(eval_app, name="eval")
 app.command()(serve)
 app.command()(mcp)
+app.add_typer(tokens_app, name="tokens")
 
 
 PasswordOption = Annotated[

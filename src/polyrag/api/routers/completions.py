@@ -17,12 +17,12 @@ import uuid
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from fastapi.sse import format_sse_event
 from pydantic import BaseModel, ConfigDict, Field
 
-from polyrag.api.deps import WorkspacesDep
+from polyrag.api.deps import WorkspacesDep, allowed, check_allowed
 from polyrag.api.errors import body as error_body
 from polyrag.engine import Engine
 from polyrag.errors import ConfigError, PolyragError
@@ -57,18 +57,20 @@ class CompletionBody(BaseModel):
 
 
 @router.get("/models", summary="The workspaces, as OpenAI models")
-def models(workspaces: WorkspacesDep) -> dict[str, Any]:
+def models(workspaces: WorkspacesDep, request: Request) -> dict[str, Any]:
     return {
         "object": "list",
         "data": [
             {"id": name, "object": "model", "created": 0, "owned_by": "polyrag"}
             for name in workspaces.names()
+            if allowed(request, name)
         ],
     }
 
 
 @router.post("/chat/completions", summary="Answer the last user message (OpenAI-compatible)")
-def chat_completions(body: CompletionBody, workspaces: WorkspacesDep) -> Any:
+def chat_completions(body: CompletionBody, workspaces: WorkspacesDep, request: Request) -> Any:
+    check_allowed(request, body.model)
     engine = workspaces.engine(body.model)
     question, history = _conversation(body.messages)
     completion = f"chatcmpl-{uuid.uuid4().hex[:24]}"

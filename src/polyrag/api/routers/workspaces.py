@@ -4,21 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 
-from polyrag.api.deps import WorkspaceName, WorkspacesDep
+from polyrag.api.deps import WorkspaceName, WorkspacesDep, allowed, check_allowed
 from polyrag.api.schemas import WorkspaceBody
 
 router = APIRouter(prefix="/api/v1/workspaces", tags=["workspaces"])
 
 
-@router.get("", summary="List the workspaces")
-def list_workspaces(workspaces: WorkspacesDep) -> dict[str, Any]:
-    return {"workspaces": [{"name": name} for name in workspaces.names()]}
+@router.get("", summary="List the workspaces (those the access token opens)")
+def list_workspaces(workspaces: WorkspacesDep, request: Request) -> dict[str, Any]:
+    names = [name for name in workspaces.names() if allowed(request, name)]
+    return {"workspaces": [{"name": name} for name in names]}
 
 
 @router.post("", status_code=201, summary="Create a workspace")
-def create_workspace(body: WorkspaceBody, workspaces: WorkspacesDep) -> dict[str, Any]:
+def create_workspace(
+    body: WorkspaceBody, workspaces: WorkspacesDep, request: Request
+) -> dict[str, Any]:
+    check_allowed(request, body.name)
     workspaces.create(body.name)
     return {"name": body.name}
 

@@ -18,6 +18,7 @@ async function api(path, options = {}) {
     delete init.json;
   }
   const response = await fetch(path, init);
+  if (response.status === 401) location.href = "/login.html";  // the server wants a token
   if (response.status === 204) return null;
   const body = await response.json().catch(() => ({}));
   if (!response.ok) {
