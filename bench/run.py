@@ -8,7 +8,8 @@ Measured: hybrid retrieval latency (query embedding included) on synthetic index
 and 1M chunks; end-to-end ingestion of the FinanceBench filings (pages/s, chunks/s, peak memory
 of the ingest process); local answer latency and correctness on the office-qa questions;
 retrieval quality on SciFact (BM25, dense, hybrid; test and train queries) with `polyrag eval
-retrieval`; and `polyrag eval qa` on a fixed small sample of each shared question set.
+retrieval`; the server under load (concurrent searches and streamed asks while it ingests);
+and `polyrag eval qa` on a fixed sample of each shared question set.
 Indexes of the evaluation data are kept in .polyrag/bench-home and reused by the next run. The
 full suite's measurements are kept in bench/results/ and committed with BENCHMARKS.md: a run
 interrupted after some question sets (the whole suite takes hours on two cores) is resumed by the
@@ -314,6 +315,8 @@ class Profile:
     modes: tuple[str, ...] = MODES  # answering modes each question set is asked in
     # Sets measured by `eval qa --retrieval-only` (sample sizes) and the scopes each is asked in.
     evidence: dict[str, int | None] = field(default_factory=lambda: dict(EVIDENCE_SAMPLES))
+    # The server under load: concurrent clients, searches per searching client, files ingested.
+    server: tuple[int, int, int] = (20, 10, 7)
 
 
 PROFILES = {
@@ -332,6 +335,7 @@ PROFILES = {
         1,
         MODES,
         {"financebench": 5},
+        (6, 3, 2),
     ),
     # The suite's own test: every section runs, on the least data that exercises it.
     "tiny": Profile(
@@ -346,6 +350,7 @@ PROFILES = {
         1,
         ("fast", "agent"),
         {"hotpotqa": 2},
+        (2, 1, 1),
     ),
 }
 
@@ -591,10 +596,41 @@ def render(results: dict[str, Any], profile: str, pending: Sequence[str] = ()) -
         f"{media['audio_seconds']:.1f} | {media['transcribe_seconds']:.1f} | "
         f"{media['real_time_factor']:.2f} |",
     ]
+    lines += render_server(results.get("server"))
     lines += render_scifact(results["scifact"]) + render_evidence(results.get("evidence", {}))
     lines += render_qa(results["qa"], pending)
     lines.append("")
     return "\n".join(lines)
+
+
+def render_server(server: dict[str, Any] | None) -> list[str]:
+    """The server under load: search and streamed asks from concurrent clients."""
+    if not server:
+        return []
+
+    def ms(value: float | None) -> str:
+        return "–" if value is None else f"{value:.0f}"
+
+    def s(value: float | None) -> str:
+        return "–" if value is None else f"{value / 1000:.1f}"
+
+    return [
+        "",
+        "## The server under load (`polyrag serve`, over loopback)",
+        "",
+        f"{server['clients']} concurrent clients (half searching, half asking with streamed "
+        f"answers from the local model) while an ingest job reads {server['ingest_files']} "
+        "PDFs. The first event of an ask is the first step the server reports; the answers "
+        "wait their turn for the one local model.",
+        "",
+        "| searches | search p50 ms | search p95 ms | asks | first event p50 ms | "
+        "first event p95 ms | answer p50 s | slowest answer s | errors |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {server['searches']} | {ms(server['search_p50_ms'])} | "
+        f"{ms(server['search_p95_ms'])} | {server['asks']} | "
+        f"{ms(server['first_event_p50_ms'])} | {ms(server['first_event_p95_ms'])} | "
+        f"{s(server['answer_p50_ms'])} | {s(server['answer_max_ms'])} | {server['errors']} |",
+    ]
 
 
 EVIDENCE_METRICS = ("page_recall@1", "page_recall@3", "page_recall@5", "page_recall@10", "mrr")
@@ -749,7 +785,7 @@ def render_qa(qa: dict[str, Any], pending: Sequence[str] = ()) -> list[str]:
     return lines
 
 
-SECTIONS = ("retrieval", "ingest", "media", "answers", "scifact", "evidence", "qa")
+SECTIONS = ("retrieval", "ingest", "media", "answers", "server", "scifact", "evidence", "qa")
 
 
 def main() -> int:
@@ -827,6 +863,14 @@ def main() -> int:
         results["answers"] = bench_answers(profile.answers)
         summary = {k: v for k, v in results["answers"].items() if k != "rows"}
         print(json.dumps(summary), flush=True)
+        save()
+    if "server" in sections:
+        from bench.server_load import bench_server
+
+        clients, searches, files = profile.server
+        pdfs = sorted((SHARED / "corpus" / "pdf_tables").glob("*.pdf"))[:files]
+        results["server"] = bench_server(clients, searches, pdfs, REPO / "examples" / "sample")
+        print(json.dumps(results["server"]), flush=True)
         save()
     if "scifact" in sections:
         results["scifact"] = bench_scifact(profile.scifact_queries, args.scifact, args.home)

@@ -19,6 +19,7 @@ SECTIONS = (
     "## Ingestion",
     "## Scans and recordings",
     "## Answers with the local model",
+    "## The server under load",
     "## Retrieval quality (tiny,",
     "## Finding the evidence",
     "## Question answering",
@@ -44,6 +45,9 @@ def test_the_benchmark_suite_runs_on_a_tiny_dataset(tmp_path: Path) -> None:
     assert results["answers"]["questions"] == 1
     assert results["answers"]["memory"]["repeats"] == 2
     assert results["media"]["scanned_pages"] >= 1 and results["media"]["audio_seconds"] > 5
+    server = results["server"]
+    assert server["errors"] == 0 and server["asks"] == 1 and server["searches"] == 1
+    assert server["first_event_p50_ms"] <= server["answer_p50_ms"]
     hybrid = results["scifact"]["test"]["results"]["hybrid"]
     assert hybrid["recall@10"] == 1.0  # five documents: every relevant one is in the top ten
     found = results["evidence"]["hotpotqa"]["collection"]
