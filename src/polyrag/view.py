@@ -1,6 +1,6 @@
 """How a cited place is shown to a person: a PDF page (a scan's too) or a picture, drawn with
-the cited region highlighted, and a table's cited rows with their header, so they can check the
-answer where it sits.
+the cited region highlighted, a slide as it is shown (the deck converted to PDF once), and a
+table's cited rows with their header, so they can check the answer where it sits.
 
 A PDF locator's box is in PDF points with the origin at the page's bottom left (as the parser
 writes it); a picture's is in its pixels from the top left.
@@ -9,6 +9,7 @@ writes it); a picture's is in its pixels from the top left.
 from __future__ import annotations
 
 import io
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from polyrag.errors import (
     PolyragError,
     UnsupportedFormatError,
 )
+from polyrag.parse.legacy import INSTALL_HINT, convert
 from polyrag.types import Table
 
 Box = tuple[float, float, float, float]
@@ -29,6 +31,26 @@ MAX_SCALE = 4.0
 MAX_PIXELS = 2400  # the longer side of a drawn picture, at most
 _FILL = (255, 214, 0, 80)  # a translucent marker yellow
 _EDGE = (230, 120, 0, 255)
+
+
+SLIDE_DECKS = frozenset({"pptx", "ppt", "odp"})
+
+
+def slides_as_pdf(path: Path, kind: str, sha256: str, cache: Path, timeout: float = 120) -> Path:
+    """A slide deck converted to PDF by LibreOffice (one page a slide), kept under `cache` by
+    the deck's content hash, so each deck is converted once."""
+    target = cache / f"{sha256}.pdf"
+    if target.is_file():
+        return target
+    binary = shutil.which("soffice") or shutil.which("libreoffice")
+    if binary is None:
+        raise UnsupportedFormatError("drawing a slide needs LibreOffice", hint=INSTALL_HINT)
+    converted = convert(path.read_bytes(), kind, "pdf", binary, timeout)
+    cache.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".partial")
+    partial.write_bytes(converted)
+    partial.replace(target)  # whole or not at all, should two requests convert at once
+    return target
 
 
 class PageNotFoundError(PolyragError):

@@ -87,3 +87,15 @@ def test_the_original_file_is_served_in_ranges(client: TestClient, workspace: st
         f"/api/v1/workspaces/{workspace}/sources/{source['source_id']}/pages/1.png"
     )
     assert nothing.status_code == 422 and "has no pages to draw" in nothing.json()["error"]
+
+
+def test_a_slide_citation_shows_the_slide(client: TestClient, workspace: str) -> None:
+    deck = CORPUS / "pptx" / "docling__powerpoint_sample.pptx"
+    upload(client, workspace, (deck.name, deck.read_bytes()))
+    source = client.get(f"/api/v1/workspaces/{workspace}/sources").json()["sources"][0]
+    url = f"/api/v1/workspaces/{workspace}/sources/{source['source_id']}/pages/1.png?scale=1"
+    slide = drawn(client, url)
+    assert slide.width > slide.height  # a slide, drawn as LibreOffice lays it out
+    assert len(set(slide.resize((32, 18)).getdata())) > 3  # not a blank page
+    again = drawn(client, url)  # from the cached conversion this time
+    assert again.size == slide.size

@@ -18,7 +18,7 @@ from polyrag.api.schemas import UrlBody
 from polyrag.engine import Engine
 from polyrag.errors import ConfigError, SourceNotFoundError, UploadError, UploadTooLargeError
 from polyrag.ingest.manifest import Entry
-from polyrag.view import page_png, table_rows
+from polyrag.view import SLIDE_DECKS, page_png, slides_as_pdf, table_rows
 
 router = APIRouter(prefix="/api/v1/workspaces/{workspace}", tags=["sources"])
 
@@ -103,7 +103,7 @@ def source_file(source_id: str, engine: EngineDep) -> FileResponse:
 
 @router.get(
     "/sources/{source_id}/pages/{page}.png",
-    summary="A page (or picture) with the cited region highlighted",
+    summary="A page, slide or picture, with the cited region highlighted",
     response_class=Response,
     responses={200: {"content": {"image/png": {}}}},
 )
@@ -119,7 +119,13 @@ def source_page(
 ) -> Response:
     entry = _entry(engine, source_id)
     region = _box(box)
-    png = page_png(_on_disk(entry), entry.media_type, page, region, scale)
+    path, kind = _on_disk(entry), entry.media_type
+    if kind in SLIDE_DECKS:  # slide n is page n of the deck as PDF
+        path, kind = (
+            slides_as_pdf(path, kind, entry.sha256, engine.home / "cache" / "slides"),
+            "pdf",
+        )
+    png = page_png(path, kind, page, region, scale)
     return Response(png, media_type="image/png", headers={"cache-control": "private, max-age=300"})
 
 

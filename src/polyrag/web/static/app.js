@@ -417,11 +417,15 @@ function openEvidence(citation) {
   $("#evidence-file").parentElement.hidden = !source || Boolean(source.parent) || citation.path.includes("://");
   view.replaceChildren();
   const kind = source ? source.media_type : "";
-  if ((kind === "pdf" || kind === "image") && locator.page) {
+  const slides = ["pptx", "ppt", "odp"].includes(kind) && locator.slide;
+  if (((kind === "pdf" || kind === "image") && locator.page) || slides) {
     const image = document.createElement("img");
-    const box = locator.bbox ? `&box=${locator.bbox.join(",")}` : "";
-    image.src = `${base()}/sources/${citation.source_id}/pages/${locator.page}.png?scale=1.5${box}`;
-    image.alt = `Page ${locator.page} of ${name}, the cited region highlighted`;
+    const number = slides ? locator.slide : locator.page;
+    const box = locator.bbox && !slides ? `&box=${locator.bbox.join(",")}` : "";
+    image.src = `${base()}/sources/${citation.source_id}/pages/${number}.png?scale=1.5${box}`;
+    image.alt = slides
+      ? `Slide ${number} of ${name}`
+      : `Page ${number} of ${name}, the cited region highlighted`;
     image.className = "page";
     view.append(image);
     image.addEventListener("load", () => scrollToBox(image, locator, kind));
