@@ -81,9 +81,11 @@ async function loadSources() {
         name.textContent = source.name;
         name.title = source.path;
         const info = document.createElement("span");
-        info.className = "muted";
-        const pages = source.pages ? `, ${source.pages} p.` : "";
-        info.textContent = `${source.media_type} · ${source.status} · ${source.chunks} chunks${pages}`;
+        info.className = "muted info";
+        const paged = { pdf: "page", pptx: "slide", ppt: "slide", odp: "slide" }[source.media_type];
+        const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+        const pages = paged && source.pages ? ` · ${count(source.pages, paged)}` : "";
+        info.textContent = `${source.media_type} · ${source.status} · ${count(source.chunks, "passage")}${pages}`;
         const reindex = button("↻", `Index ${source.name} again`, () => reindexSource(source));
         const remove = button("✕", `Delete ${source.name}`, () => deleteSource(source));
         item.append(name, reindex, remove, info);
@@ -339,6 +341,7 @@ function place(locator) {
   const parts = [];
   if (locator.page) parts.push(`page ${locator.page}`);
   if (locator.slide) parts.push(`slide ${locator.slide}`);
+  if (locator.sheet) parts.push(locator.sheet);
   if (locator.cells) parts.push(`cells ${locator.cells}`);
   else if (locator.rows) {
     const [first, last] = locator.rows;
