@@ -115,6 +115,12 @@ def test_an_upload_over_the_limit_is_refused_and_not_kept(
     body: dict[str, Any] = response.json()
     assert "upload limit" in body["error"] and "max_upload_mb" in body["hint"]
     assert list((home_of(client, workspace) / "uploads").iterdir()) == []
+    # A refused file refuses its whole request: an earlier version of a file sent with it stays.
+    upload(client, workspace, ("notes.md", b"# Notes\n\nFirst version.\n"))
+    both = [("files", ("notes.md", b"# Notes\n\nSecond version.\n")), ("files", ("big.txt", big))]
+    assert client.post(f"/api/v1/workspaces/{workspace}/sources", files=both).status_code == 413
+    kept = sorted((home_of(client, workspace) / "uploads").iterdir())
+    assert [p.name for p in kept] == ["notes.md"] and b"First version" in kept[0].read_bytes()
 
 
 def test_a_bad_file_fails_alone_with_one_line(client: TestClient, workspace: str) -> None:

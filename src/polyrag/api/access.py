@@ -30,7 +30,7 @@ from polyrag.errors import ConfigError, PolyragError
 COOKIE = "polyrag_token"
 _PREFIX = "prt_"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
-# What a read-only token may still do with POST: ask, search and keep its chats.
+# What a read-only token may still POST: ask, search and chat (deleting stays out of reach).
 _READS = re.compile(
     r"^/api/v1/workspaces/[^/]+/(search|ask|ask/stream|chats(/.*)?)$|^/v1/chat/completions$"
     r"|^/api/v1/session$"
@@ -216,8 +216,9 @@ def _refusal(grant: Grant, scope: Scope) -> str | None:
         return f"this token does not open workspace {found.group(1)!r}"
     if path.startswith("/mcp") and (grant.workspaces is not None or grant.read_only):
         return "MCP needs a token for every workspace that may write"
-    if grant.read_only and method not in ("GET", "HEAD", "OPTIONS") and not _READS.match(path):
-        return "this token may read and ask, not change the sources or workspaces"
+    reading = method in ("GET", "HEAD", "OPTIONS") or (method == "POST" and _READS.match(path))
+    if grant.read_only and not reading:
+        return "this token may read and ask, not change the sources, chats or workspaces"
     return None
 
 

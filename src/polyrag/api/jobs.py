@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,7 +92,6 @@ class Jobs:
         *,
         password: str | None = None,
         force: bool = False,
-        on_finish: Callable[[Job], None] | None = None,
     ) -> Job:
         job = Job(uuid.uuid4().hex[:16], workspace, [str(i) for i in inputs])
         with self._lock:
@@ -101,7 +100,7 @@ class Jobs:
             turn = self._turns.setdefault(workspace, threading.Lock())
         thread = threading.Thread(
             target=self._run,
-            args=(job, engine, turn, password, force, on_finish),
+            args=(job, engine, turn, password, force),
             name=f"polyrag-ingest-{job.job_id}",
             daemon=True,
         )
@@ -141,7 +140,6 @@ class Jobs:
         turn: threading.Lock,
         password: str | None,
         force: bool,
-        on_finish: Callable[[Job], None] | None,
     ) -> None:
         with turn:
             if job.cancel.is_set():
@@ -173,8 +171,6 @@ class Jobs:
             finally:
                 job.finished_at = time.time()
                 _changed(job)
-        if on_finish is not None:
-            on_finish(job)
 
     def _forget_old(self) -> None:
         finished = [j for j in self._jobs.values() if j.status in FINISHED]

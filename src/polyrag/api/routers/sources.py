@@ -67,9 +67,22 @@ def upload(
     limit = int(engine.settings.server.max_upload_mb * 2**20)
     folder = engine.home / UPLOADS
     folder.mkdir(parents=True, exist_ok=True)
-    stored: list[Path] = []
-    for upload_file in files:
-        stored.append(_store(upload_file, folder, limit, taken={p.name for p in stored}))
+    names = [safe_name(upload_file.filename or "") for upload_file in files]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise UploadError(f"{twice[0]}: uploaded twice in one request", hint="upload it once")
+    # Every file is received whole before any takes its place: a refused file leaves the
+    # folder as it was (an earlier version of the same name included).
+    received: list[Path] = []
+    try:
+        for upload_file, name in zip(files, names, strict=True):
+            received.append(_receive(upload_file, name, folder, limit))
+        stored = [folder / name for name in names]
+        for partial, target in zip(received, stored, strict=True):
+            os.replace(partial, target)
+    finally:
+        for partial in received:
+            partial.unlink(missing_ok=True)
     job = jobs.start(workspace, engine, stored)
     return job.to_dict()
 
@@ -201,11 +214,8 @@ def _shown(entry: Entry) -> dict[str, Any]:
     return shown
 
 
-def _store(upload_file: UploadFile, folder: Path, limit: int, taken: set[str]) -> Path:
-    """Write one upload under `folder` by a safe name, whole or not at all."""
-    name = safe_name(upload_file.filename or "")
-    if name in taken:
-        raise UploadError(f"{name}: uploaded twice in one request", hint="upload it once")
+def _receive(upload_file: UploadFile, name: str, folder: Path, limit: int) -> Path:
+    """One upload written to a temporary file beside its target, within the size limit."""
     handle, partial = tempfile.mkstemp(dir=folder, prefix=".upload-")
     written = 0
     try:
@@ -217,12 +227,10 @@ def _store(upload_file: UploadFile, folder: Path, limit: int, taken: set[str]) -
                         f"{name}: larger than the upload limit of {limit / 2**20:g} MB"
                     )
                 out.write(piece)
-        target = folder / name
-        os.replace(partial, target)
-        return target
     except BaseException:
         Path(partial).unlink(missing_ok=True)
         raise
+    return Path(partial)
 
 
 def safe_name(filename: str) -> str:
