@@ -817,6 +817,11 @@ def main() -> int:
         "already measured are kept)",
     )
     parser.add_argument(
+        "--sets",
+        help="with the qa section: measure only these question sets again (comma-separated, "
+        "e.g. squad2,hotpotqa), keeping the others' results",
+    )
+    parser.add_argument(
         "--write-partial",
         action="store_true",
         help="write the Markdown from what an interrupted run has measured so far, naming the "
@@ -837,6 +842,7 @@ def main() -> int:
         done = json.loads(partial_file.read_text())
         results.update({k: v for k, v in done.items() if k in SECTIONS and k != "qa"})
         sections = [name for name in sections if name == "qa" or name not in done]
+    results_before = dict(results)
     results["machine"] = machine()
     if args.write_partial:
         return write_partial(partial_file, args.out, profile)
@@ -880,12 +886,22 @@ def main() -> int:
         save()
     if "qa" in sections:
         results["qa"] = done.get("qa", {})
+        samples = dict(profile.qa)
+        if args.sets:  # these sets anew, the others' results kept
+            chosen = [name.strip() for name in args.sets.split(",") if name.strip()]
+            unknown = [name for name in chosen if name not in samples]
+            if unknown:
+                print(f"unknown question set {unknown[0]!r}: {', '.join(samples)}", file=sys.stderr)
+                return 2
+            earlier = done.get("qa") or results_before.get("qa", {})
+            results["qa"] = {k: v for k, v in earlier.items() if k not in chosen}
+            samples = {name: samples[name] for name in chosen}
 
         def measured(name: str, mode: str, summary: dict[str, Any]) -> None:
             results["qa"].setdefault(name, {})[mode] = summary
             save()
 
-        bench_qa(profile.qa, profile.modes, args.home, earlier=results["qa"], on_done=measured)
+        bench_qa(samples, profile.modes, args.home, earlier=results["qa"], on_done=measured)
     missing = [name for name in SECTIONS if name not in results]
     if missing:
         print(f"no earlier results for {', '.join(missing)}: run without --only", file=sys.stderr)
