@@ -69,6 +69,12 @@ def test_uploads_are_indexed_listed_searched_and_deleted(
     ).json()
     assert tables["hits"] and all(h["modality"] == "table" for h in tables["hits"])
 
+    diagnosed = client.get(f"/api/v1/workspaces/{workspace}/sources/diagnostics").json()
+    by_source = {d["name"]: d for d in diagnosed["sources"]}
+    assert by_source["revenue.csv"]["by_modality"].get("table", 0) >= 1
+    assert by_source["policy.md"]["indexed_chunks"] == by_name["policy.md"]["chunks"]
+    assert diagnosed["totals"]["text"] >= 1 and diagnosed["orphaned_sources"] == []
+
     source_id = by_name["policy.md"]["source_id"]
     removed = client.delete(f"/api/v1/workspaces/{workspace}/sources/{source_id}").json()
     assert removed["removed"][0]["source_id"] == source_id

@@ -300,6 +300,15 @@ class StoreContract:
         assert store.count(Filter(source_ids=("report",))) == 4
         assert store.count(Filter(source_ids=("nothing",))) == 0
 
+    def test_counts_by_modality(self, store: Store, library: dict) -> None:
+        assert store.counts_by_modality() == {
+            "report": {"text": 4},
+            "tables": {"table": 3},
+            "memo": {"text": 3},
+        }
+        store.delete_sources(["memo"])
+        assert "memo" not in store.counts_by_modality()
+
     def test_chunks_of_in_document_order(self, store: Store) -> None:
         chunks, vectors = document("shuffled", [f"Paragraph number {i}." for i in range(8)], 6)
         order = [5, 2, 7, 0, 3, 6, 1, 4]

@@ -36,6 +36,33 @@ def list_sources(engine: EngineDep) -> dict[str, Any]:
     }
 
 
+@router.get("/sources/diagnostics", summary="Chunks per source and modality")
+def diagnostics(engine: EngineDep) -> dict[str, Any]:
+    """What the index holds of each source (text, table, picture and audio chunks) beside what
+    the manifest says, and the totals: a source whose counts disagree, or that holds no text at
+    all, shows here."""
+    counts = engine.store.counts_by_modality()
+    shown = []
+    totals: dict[str, int] = {}
+    for entry in engine.sources():
+        found = counts.get(entry.source_id, {})
+        for modality, n in found.items():
+            totals[modality] = totals.get(modality, 0) + n
+        shown.append(
+            {
+                "source_id": entry.source_id,
+                "name": _shown(entry)["name"],
+                "status": entry.status,
+                "chunks": entry.chunks,
+                "indexed_chunks": sum(found.values()),
+                "by_modality": found,
+                "error": entry.error,
+            }
+        )
+    orphans = sorted(set(counts) - {e.source_id for e in engine.sources()})
+    return {"sources": shown, "totals": totals, "orphaned_sources": orphans}
+
+
 @router.get("/sources/{source_id}", summary="One source")
 def get_source(source_id: str, engine: EngineDep) -> dict[str, Any]:
     return _shown(_entry(engine, source_id))

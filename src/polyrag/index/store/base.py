@@ -56,6 +56,10 @@ class Store(Protocol):
 
     def source_ids(self) -> set[str]: ...
 
+    def counts_by_modality(self) -> dict[str, dict[str, int]]:
+        """Chunks per source and modality: source id → {"text": n, "table": n, ...}."""
+        ...
+
     def chunks_of(self, source_id: str) -> list[Chunk]:
         """Every chunk of a source, in document order."""
         ...

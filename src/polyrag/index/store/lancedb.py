@@ -206,6 +206,16 @@ class LanceStore:
             return set()
         return set(pc.unique(result.column("source_id")).to_pylist())
 
+    def counts_by_modality(self) -> dict[str, dict[str, int]]:
+        result = self._call(self._scan(None, ["source_id", "modality"]))
+        if result is None or result.num_rows == 0:
+            return {}
+        grouped = result.group_by(["source_id", "modality"]).aggregate([("source_id", "count")])
+        counts: dict[str, dict[str, int]] = {}
+        for row in grouped.to_pylist():
+            counts.setdefault(row["source_id"], {})[row["modality"]] = int(row["source_id_count"])
+        return counts
+
     def chunks_of(self, source_id: str) -> list[Chunk]:
         result = self._call(self._scan(f"source_id = {quote(source_id)}", CHUNK_COLUMNS))
         if result is None:
