@@ -15,13 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 
 from polyrag.api import create_app
 from polyrag.settings import load_settings
 
 from ..conftest import MODELS_DIR
-from ..integration.conftest import free_port
+from ..servers import running
 from .reader import POLICY, Reader
 
 DOCUMENTS = 12
@@ -57,19 +56,8 @@ def server(tmp_path: Path, reader: Reader) -> Iterator[str]:
     policy = tmp_path / "policy.md"
     policy.write_bytes(POLICY)
     app.state.workspaces.engine("default").ingest([policy])
-    port = free_port()
-    running = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not running.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}/api/v1/workspaces/default"
-    finally:
-        running.should_exit = True
-        thread.join(timeout=30)
+    with running(app) as url:
+        yield f"{url}/api/v1/workspaces/default"
 
 
 def upload(base: str) -> dict[str, Any]:

@@ -14,14 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 from openai import OpenAI
 
 from polyrag.api import create_app
 from polyrag.settings import load_settings
 
 from ..conftest import MODELS_DIR
-from ..integration.conftest import free_port
+from ..servers import free_port, running
 from .reader import POLICY, Reader
 
 
@@ -31,19 +30,8 @@ def server(tmp_path: Path, reader: Reader) -> Iterator[str]:
     settings = load_settings(tmp_path, models_dir=MODELS_DIR)
     app = create_app(settings)
     app.state.workspaces.engine("default").ingest([write(tmp_path / "docs" / "policy.md")])
-    port = free_port()
-    running = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not running.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        running.should_exit = True
-        thread.join(timeout=30)
+    with running(app) as url:
+        yield url
 
 
 def write(path: Path) -> Path:

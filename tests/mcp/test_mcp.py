@@ -10,15 +10,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-import uvicorn
 from mcp.client.stdio import StdioServerParameters
 
 from mcp import Client
@@ -29,7 +26,7 @@ from polyrag.settings import load_settings
 
 from ..api.reader import POLICY, Reader
 from ..conftest import MODELS_DIR
-from ..integration.conftest import free_port
+from ..servers import running
 
 
 @pytest.fixture
@@ -133,19 +130,8 @@ def test_over_stdio(home: Path) -> None:
 @pytest.fixture
 def served(home: Path, reader: Reader) -> Iterator[str]:
     app = create_app(load_settings(home, models_dir=MODELS_DIR))
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    with running(app) as url:
+        yield url
 
 
 def test_over_http_on_the_api_server(served: str) -> None:

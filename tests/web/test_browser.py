@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import re
 import shutil
-import threading
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-import uvicorn
 
 from polyrag import build
 from polyrag.api import create_app
@@ -25,7 +22,7 @@ from polyrag.llm.fallback import FallbackChain
 from polyrag.settings import Settings, load_settings
 
 from ..conftest import CORPUS, MODELS_DIR
-from ..integration.conftest import free_port
+from ..servers import running
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 playwright = pytest.importorskip("playwright.sync_api")
@@ -91,19 +88,8 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
     monkeypatch.setattr(build, "chat", chain)
     app = create_app(load_settings(tmp_path / "home", models_dir=MODELS_DIR))
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    with running(app) as url:
+        yield url
 
 
 @pytest.fixture
