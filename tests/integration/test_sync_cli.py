@@ -173,3 +173,32 @@ def test_watch_picks_up_a_new_file_until_ctrl_c(tmp_path: Path) -> None:
         err = watcher.stderr.read()
     assert watcher.returncode == 130, err
     assert "Traceback" not in err
+
+
+def test_ingest_force_reads_unchanged_files_again(tmp_path: Path) -> None:
+    corpus, home = tmp_path / "corpus", tmp_path / "home"
+    write_corpus(corpus, files=2, paragraphs=2)
+
+    def ingest(*extra: str) -> dict[str, list[dict[str, object]]]:
+        command = [sys.executable, "-m", "polyrag.cli.app", "ingest", str(corpus)]
+        done = subprocess.run(
+            [*command, *extra, "--home", str(home), "--json"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr
+        report: dict[str, list[dict[str, object]]] = json.loads(done.stdout)
+        return report
+
+    assert len(ingest()["ingested"]) == 2
+    again = ingest()
+    assert again["ingested"] == [] and len(again["skipped"]) == 2
+    forced = ingest("--force")
+    assert len(forced["ingested"]) == 2 and forced["skipped"] == []
+    library = polyrag.open(home)
+    try:
+        entries = library.sources()
+        assert len(entries) == 2 and all(e.status == INDEXED and e.chunks for e in entries)
+    finally:
+        library.close()

@@ -61,12 +61,17 @@ def ingest(
         bool,
         typer.Option("--watch", help="Keep syncing the folders as files change, until Ctrl-C."),
     ] = False,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Read unchanged files again (after changing parse settings)."),
+    ] = False,
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Index files, folders and web pages. Exit 1 when any failed, 130 on Ctrl-C.
 
-    Unchanged sources are skipped; an interrupted run is finished by the next one."""
+    Unchanged sources are skipped (unless --force); an interrupted run is finished by the next
+    one."""
     with engine_for(home) as engine:
         if watch:
             engine.watch(
@@ -77,7 +82,7 @@ def ingest(
             )
             return
         with _progress(not as_json and err.is_terminal) as on_progress:
-            report = engine.ingest(paths, on_progress=on_progress, password=password)
+            report = engine.ingest(paths, on_progress=on_progress, password=password, force=force)
     _print_report(report, as_json)
     raise typer.Exit(0 if report.ok else 1)
 
