@@ -38,6 +38,12 @@ def test_workspaces_are_created_listed_and_deleted(client: TestClient) -> None:
     bad = client.post("/api/v1/workspaces", json={"name": "../etc"})
     assert bad.status_code == 400 and "invalid workspace name" in bad.json()["error"]
     assert client.delete("/api/v1/workspaces/default").status_code == 400
+    notes = [("files", (f"n{i}.md", f"# N{i}\n\n{'Words. ' * 300}\n".encode())) for i in range(6)]
+    job = client.post("/api/v1/workspaces/team-a/sources", files=notes).json()
+    busy = client.delete("/api/v1/workspaces/team-a")
+    if client.get(f"/api/v1/workspaces/team-a/jobs/{job['job_id']}").json()["status"] != "done":
+        assert busy.status_code == 409 and "/cancel" in busy.json()["hint"]
+    finished(client, "team-a", job)
     assert client.delete("/api/v1/workspaces/team-a").status_code == 204
     gone = client.get("/api/v1/workspaces/team-a/sources")
     assert gone.status_code == 404 and gone.json()["hint"]

@@ -17,7 +17,11 @@ from polyrag import errors
 from polyrag.api.deps import ForbiddenError
 from polyrag.api.jobs import JobNotFoundError
 from polyrag.api.routers.session import InvalidTokenError
-from polyrag.api.workspaces import WorkspaceExistsError, WorkspaceNotFoundError
+from polyrag.api.workspaces import (
+    WorkspaceBusyError,
+    WorkspaceExistsError,
+    WorkspaceNotFoundError,
+)
 from polyrag.chats import ChatNotFoundError, MessageNotFoundError
 from polyrag.view import PageNotFoundError, TableNotFoundError
 
@@ -34,6 +38,7 @@ _STATUS: tuple[tuple[type[errors.PolyragError], int], ...] = (
     (TableNotFoundError, 404),
     (errors.SourceNotFoundError, 404),
     (WorkspaceExistsError, 409),
+    (WorkspaceBusyError, 409),
     (errors.UploadTooLargeError, 413),
     (errors.UploadError, 400),
     (errors.ConfigError, 400),

@@ -30,6 +30,10 @@ class WorkspaceExistsError(PolyragError):
     hint = "choose another name"
 
 
+class WorkspaceBusyError(PolyragError):
+    """Work is going on in the workspace (an ingest job)."""
+
+
 class Workspaces:
     """Name → engine, created once under a lock; safe to share between request threads."""
 

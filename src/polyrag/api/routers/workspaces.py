@@ -6,8 +6,10 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
-from polyrag.api.deps import WorkspaceName, WorkspacesDep, allowed, check_allowed
+from polyrag.api.deps import JobsDep, WorkspaceName, WorkspacesDep, allowed, check_allowed
+from polyrag.api.jobs import FINISHED
 from polyrag.api.schemas import WorkspaceBody
+from polyrag.api.workspaces import WorkspaceBusyError
 
 router = APIRouter(prefix="/api/v1/workspaces", tags=["workspaces"])
 
@@ -28,6 +30,15 @@ def create_workspace(
 
 
 @router.delete("/{workspace}", status_code=204, summary="Delete a workspace and its index")
-def delete_workspace(workspace: WorkspaceName, workspaces: WorkspacesDep) -> Response:
+def delete_workspace(
+    workspace: WorkspaceName, workspaces: WorkspacesDep, jobs: JobsDep
+) -> Response:
+    """Refused while an ingest job works in it (cancel the job first)."""
+    busy = [job for job in jobs.list(workspace) if job.status not in FINISHED]
+    if busy:
+        raise WorkspaceBusyError(
+            f"an ingest job ({busy[0].job_id}) is working in workspace {workspace!r}",
+            hint=f"cancel it at /api/v1/workspaces/{workspace}/jobs/{busy[0].job_id}/cancel",
+        )
     workspaces.delete(workspace)
     return Response(status_code=204)
