@@ -1,6 +1,7 @@
 """How a cited place is shown to a person: a PDF page (a scan's too) or a picture, drawn with
-the cited region highlighted, a slide as it is shown (the deck converted to PDF once), and a
-table's cited rows with their header, so they can check the answer where it sits.
+the cited region highlighted, a slide as it is shown (the deck converted to PDF once), a
+table's cited rows with their header, and an e-mail's headers, so they can check the answer
+where it sits.
 
 A PDF locator's box is in PDF points with the origin at the page's bottom left (as the parser
 writes it); a picture's is in its pixels from the top left.
@@ -34,6 +35,7 @@ _EDGE = (230, 120, 0, 255)
 
 
 SLIDE_DECKS = frozenset({"pptx", "ppt", "odp"})
+MESSAGES = frozenset({"email", "msg"})
 
 
 def slides_as_pdf(path: Path, kind: str, sha256: str, cache: Path, timeout: float = 120) -> Path:
@@ -201,3 +203,22 @@ def _table_for(
 
 class TableNotFoundError(PolyragError):
     hint = "the citation's text shows the passage as it was indexed"
+
+
+def mail_headers(path: Path, kind: str) -> dict[str, Any]:
+    """Who sent an e-mail to whom, when and about what, and the names of what it carried."""
+    from polyrag.parse.email import HEADER_FIELDS, mail_content, unique_names
+    from polyrag.parse.outlook import outlook_content
+
+    if kind not in MESSAGES:
+        raise UnsupportedFormatError(f"a {kind} file is not an e-mail")
+    data = path.read_bytes()
+    content = outlook_content(data) if kind == "msg" else mail_content(data)
+    return {
+        "headers": [
+            {"name": name, "value": content.headers[name]}
+            for name in HEADER_FIELDS
+            if name in content.headers
+        ],
+        "attachments": [item.name for item in unique_names(content.attachments)],
+    }

@@ -99,3 +99,29 @@ def test_a_slide_citation_shows_the_slide(client: TestClient, workspace: str) ->
     assert len(set(slide.resize((32, 18)).getdata())) > 3  # not a blank page
     again = drawn(client, url)  # from the cached conversion this time
     assert again.size == slide.size
+
+
+def test_an_email_citation_comes_with_its_headers(client: TestClient, workspace: str) -> None:
+    for name in ("unstructured__fake-email-attachment.eml", "unstructured__fake-email.msg"):
+        mail = CORPUS / "email" / name
+        upload(client, workspace, (mail.name, mail.read_bytes()))
+    sources = client.get(f"/api/v1/workspaces/{workspace}/sources").json()["sources"]
+    by_name = {source["name"]: source for source in sources}
+    base = f"/api/v1/workspaces/{workspace}/sources"
+    for name in ("unstructured__fake-email-attachment.eml", "unstructured__fake-email.msg"):
+        message = client.get(f"{base}/{by_name[name]['source_id']}/message")
+        assert message.status_code == 200, message.text
+        headers = {h["name"]: h["value"] for h in message.json()["headers"]}
+        assert {"From", "To", "Subject"} <= set(headers), headers
+        assert "@" in headers["From"] and headers["Subject"]
+    carrier = by_name["unstructured__fake-email-attachment.eml"]
+    attached = client.get(f"{base}/{carrier['source_id']}/message").json()["attachments"]
+    assert attached == ["fake-attachment.txt"]
+    # Not an e-mail, or no file of its own: one line says so.
+    upload(client, workspace, ("notes.txt", b"Plain notes, not a message."))
+    notes = next(s for s in client.get(base).json()["sources"] if s["name"] == "notes.txt")
+    refused = client.get(f"{base}/{notes['source_id']}/message")
+    assert refused.status_code == 422 and "is not an e-mail" in refused.json()["error"]
+    child = next(s for s in client.get(base).json()["sources"] if s["parent"])
+    inside = client.get(f"{base}/{child['source_id']}/message")
+    assert inside.status_code == 404 and "stored inside another file" in inside.json()["error"]

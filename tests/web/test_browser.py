@@ -1,7 +1,8 @@
 """The web app in a real browser: Debian's Chromium driven by Playwright (pointed at that
-executable; nothing is downloaded). Upload a scanned PDF and a spreadsheet, watch them index,
-ask, open citations (the highlighted region on the right page, the sheet's rows), delete a
-source, reload and find the chat again. Screenshots go to the test's folder.
+executable; nothing is downloaded). Upload a scanned PDF, a spreadsheet and an e-mail, watch them
+index, ask, open citations (the highlighted region on the right page, the sheet's rows, the
+e-mail's headers), delete a source, reload and find the chat again. Screenshots go to the test's
+folder.
 
 The chat model is a scripted extractor (it answers with the source sentence sharing most words
 with the question): this tests the app, not the model; tests/e2e asks the real model."""
@@ -117,12 +118,13 @@ def test_upload_ask_see_the_evidence_delete_and_come_back(
 
     scan = CORPUS / "pdf_scanned" / "docling__ocr_test.pdf"
     sheet = CORPUS / "csv" / "unstructured__stanley-cups.csv"
-    p.set_input_files("#file-input", [str(scan), str(sheet)])  # type: ignore[attr-defined]
-    for name in (scan.name, sheet.name):
+    mail = CORPUS / "email" / "unstructured__fake-email.eml"
+    p.set_input_files("#file-input", [str(scan), str(sheet), str(mail)])  # type: ignore[attr-defined]
+    for name in (scan.name, sheet.name, mail.name):
         row = p.locator("#uploads li", has_text=name)  # type: ignore[attr-defined]
         row.locator(".status", has_text="indexed").wait_for(timeout=180_000)
     sources = p.locator("#sources li")  # type: ignore[attr-defined]
-    assert sources.count() == 2
+    assert sources.count() == 3
     assert "indexed" in sources.filter(has_text=scan.name).inner_text()
     p.screenshot(path=str(shots / "1-sources.png"))  # type: ignore[attr-defined]
 
@@ -161,6 +163,20 @@ def test_upload_ask_see_the_evidence_delete_and_come_back(
     p.keyboard.press("Escape")  # type: ignore[attr-defined]
     assert p.locator("#evidence").is_hidden()  # type: ignore[attr-defined]
 
+    # About the e-mail: its chip shows who sent it to whom and when, above the passage.
+    p.fill("#question", "What colour are violets?")  # type: ignore[attr-defined]
+    p.click("#send")  # type: ignore[attr-defined]
+    third = p.locator(".message.assistant").nth(2)  # type: ignore[attr-defined]
+    third.locator(".feedback").wait_for()
+    assert "blue" in third.locator(".text").inner_text()
+    third.locator(".chip", has_text=mail.name).first.click()
+    headers = p.locator("#evidence dl.headers")  # type: ignore[attr-defined]
+    headers.wait_for()
+    shown = headers.inner_text()
+    assert "mrobinson@unstructured.io" in shown and "Test Email" in shown and "2022" in shown
+    p.screenshot(path=str(shots / "4-evidence-email.png"))  # type: ignore[attr-defined]
+    p.keyboard.press("Escape")  # type: ignore[attr-defined]
+
     # Delete the spreadsheet, reload: one source left, the chat listed and whole again.
     p.once("dialog", lambda dialog: dialog.accept())  # type: ignore[attr-defined]
     p.locator("#sources li", has_text=sheet.name).get_by_role(
@@ -169,9 +185,9 @@ def test_upload_ask_see_the_evidence_delete_and_come_back(
     p.locator("#sources li", has_text=sheet.name).wait_for(state="detached")  # type: ignore[attr-defined]
     p.reload()  # type: ignore[attr-defined]
     p.wait_for_selector("body[data-ready=true]")  # type: ignore[attr-defined]
-    assert p.locator("#sources li").count() == 1  # type: ignore[attr-defined]
+    assert p.locator("#sources li").count() == 2  # type: ignore[attr-defined]
     chats = p.locator("#chats li")  # type: ignore[attr-defined]
     assert chats.count() == 1 and "What does Docling bundle?" in chats.inner_text()
-    assert p.locator(".message.assistant").count() == 2  # type: ignore[attr-defined]
+    assert p.locator(".message.assistant").count() == 3  # type: ignore[attr-defined]
     assert p.locator(".message.assistant .helpful.chosen").count() == 1  # type: ignore[attr-defined]
-    p.screenshot(path=str(shots / "4-after-reload.png"))  # type: ignore[attr-defined]
+    p.screenshot(path=str(shots / "5-after-reload.png"))  # type: ignore[attr-defined]

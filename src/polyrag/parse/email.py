@@ -54,10 +54,15 @@ class EmailParser:
     version = "1"
 
     def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
-        message = read_message(data)
-        content = MailContent(headers=message_headers(message))
-        _Walker(content).visit(message)
-        return mail_document("email", content)
+        return mail_document("email", mail_content(data))
+
+
+def mail_content(data: bytes) -> MailContent:
+    """The headers, body parts and attachments of one message's bytes."""
+    message = read_message(data)
+    content = MailContent(headers=message_headers(message))
+    _Walker(content).visit(message)
+    return content
 
 
 def read_message(data: bytes) -> EmailMessage:

@@ -68,17 +68,21 @@ class OutlookParser:
     version = "1"
 
     def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
-        try:
-            import olefile  # type: ignore[import-untyped]
-        except ImportError:
-            raise MissingDependencyError("reading .msg files needs olefile") from None
-        try:
-            ole = olefile.OleFileIO(data)
-        except (OSError, ValueError, struct.error) as exc:
-            raise CorruptFileError(f"a damaged Outlook message ({exc})"[:200]) from None
-        with ole:
-            content = _MessageReader(ole, []).content(depth=0)
-        return mail_document("msg", content)
+        return mail_document("msg", outlook_content(data))
+
+
+def outlook_content(data: bytes) -> MailContent:
+    """The headers, body parts and attachments of an Outlook .msg file's bytes."""
+    try:
+        import olefile  # type: ignore[import-untyped]
+    except ImportError:
+        raise MissingDependencyError("reading .msg files needs olefile") from None
+    try:
+        ole = olefile.OleFileIO(data)
+    except (OSError, ValueError, struct.error) as exc:
+        raise CorruptFileError(f"a damaged Outlook message ({exc})"[:200]) from None
+    with ole:
+        return _MessageReader(ole, []).content(depth=0)
 
 
 class _MessageReader:

@@ -18,7 +18,7 @@ from polyrag.api.schemas import UrlBody
 from polyrag.engine import Engine
 from polyrag.errors import ConfigError, SourceNotFoundError, UploadError, UploadTooLargeError
 from polyrag.ingest.manifest import Entry
-from polyrag.view import SLIDE_DECKS, page_png, slides_as_pdf, table_rows
+from polyrag.view import SLIDE_DECKS, mail_headers, page_png, slides_as_pdf, table_rows
 
 router = APIRouter(prefix="/api/v1/workspaces/{workspace}", tags=["sources"])
 
@@ -184,6 +184,14 @@ def source_rows(
     entry = _entry(engine, source_id)
     tables = [found.table for found in engine.tables.tables([entry.source_id])]
     return table_rows(tables, sheet=sheet, page=page, rows=_span(rows))
+
+
+@router.get("/sources/{source_id}/message", summary="An e-mail's headers and attachments")
+def source_message(source_id: str, engine: EngineDep) -> dict[str, Any]:
+    """From, To, Cc, Date and Subject as the message gives them, and the names of the files it
+    carried (each indexed as a source of its own)."""
+    entry = _entry(engine, source_id)
+    return mail_headers(_on_disk(entry), entry.media_type)
 
 
 def _span(text: str | None) -> tuple[int, int] | None:

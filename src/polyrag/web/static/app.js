@@ -1,7 +1,7 @@
 // polyrag's web app: sources, chats with streamed answers, and the evidence behind each citation.
 // Plain modules, no build step; every call goes to the REST API under /api/v1.
 
-const state = { workspace: "default", chat: null, sources: new Map(), following: new Set() };
+const state = { workspace: "default", chat: null, sources: new Map(), following: new Set(), shown: null };
 const $ = (selector) => document.querySelector(selector);
 
 // -- the API --------------------------------------------------------------------------------
@@ -419,6 +419,7 @@ function openEvidence(citation) {
   $("#evidence-file").href = file;
   $("#evidence-file").parentElement.hidden = !source || Boolean(source.parent) || citation.path.includes("://");
   view.replaceChildren();
+  state.shown = citation;
   const kind = source ? source.media_type : "";
   const slides = ["pptx", "ppt", "odp"].includes(kind) && locator.slide;
   if (((kind === "pdf" || kind === "image") && locator.page) || slides) {
@@ -444,6 +445,8 @@ function openEvidence(citation) {
   view.append(passage);
   if (citation.modality === "table" || locator.sheet || locator.rows) {
     showRows(view, citation, passage);
+  } else if ((kind === "email" || kind === "msg") && !source.parent) {
+    showHeaders(view, citation);
   }
   panel.hidden = false;
   $(".layout").classList.add("with-evidence");
@@ -471,6 +474,7 @@ async function showRows(view, citation, passage) {
   } catch (error) {
     return;
   }
+  if (state.shown !== citation) return; // another citation was opened meanwhile
   const caption = document.createElement("p");
   caption.className = "muted";
   const where = found.sheet ? `sheet ${found.sheet}` : found.page ? `page ${found.page}` : found.name;
@@ -490,6 +494,34 @@ async function showRows(view, citation, passage) {
     for (const value of [row.row, ...row.cells]) line.insertCell().textContent = value;
   }
   passage.replaceWith(caption, table);
+}
+
+async function showHeaders(view, citation) {
+  // An e-mail's From, To, Date and Subject above the cited passage, as a mail client shows them.
+  let found;
+  try {
+    found = await api(`${base()}/sources/${citation.source_id}/message`);
+  } catch (error) {
+    return;
+  }
+  if (state.shown !== citation) return; // another citation was opened meanwhile
+  const list = document.createElement("dl");
+  list.className = "headers";
+  for (const { name, value } of found.headers) {
+    const term = document.createElement("dt");
+    term.textContent = name;
+    const detail = document.createElement("dd");
+    detail.textContent = value;
+    list.append(term, detail);
+  }
+  if (found.attachments.length) {
+    const term = document.createElement("dt");
+    term.textContent = "Attached";
+    const detail = document.createElement("dd");
+    detail.textContent = found.attachments.join(", ");
+    list.append(term, detail);
+  }
+  view.prepend(list);
 }
 
 function closeEvidence() {
