@@ -454,11 +454,14 @@ def bench_qa(
     *,
     earlier: dict[str, Any] | None = None,
     on_done: Callable[[str, str, dict[str, Any]], None] | None = None,
+    cases: Path | None = None,
 ) -> dict[str, Any]:
     """`polyrag eval qa` on the first N questions of each set, in each answering mode.
 
     HotpotQA is asked of its whole collection (its paragraphs in one index), every other set
-    of each question's own documents."""
+    of each question's own documents. With `cases`, each question's answer, refusal, citations
+    and scores go to `<cases>/<set>-<mode>.jsonl`, so a later session can see which questions
+    failed without asking them again."""
     from polyrag.eval.datasets import load_dataset
     from polyrag.eval.qa import evaluate_qa
     from polyrag.settings import load_settings
@@ -474,8 +477,12 @@ def bench_qa(
                 continue
             summary = evaluate_qa(dataset, settings, mode=mode, scope=scope)
             summary.pop("latencies_ms")
-            summary.pop("cases")
+            asked = summary.pop("cases")
             summary["commit"] = commit()
+            if cases is not None:
+                cases.mkdir(parents=True, exist_ok=True)
+                lines = (json.dumps({**case, "commit": summary["commit"]}) for case in asked)
+                (cases / f"{name}-{mode}.jsonl").write_text("\n".join(lines) + "\n")
             out[name][mode] = summary
             print(json.dumps({name: {mode: summary["answers"]["correct"]}}), flush=True)
             if on_done is not None:
@@ -901,7 +908,14 @@ def main() -> int:
             results["qa"].setdefault(name, {})[mode] = summary
             save()
 
-        bench_qa(samples, profile.modes, args.home, earlier=results["qa"], on_done=measured)
+        bench_qa(
+            samples,
+            profile.modes,
+            args.home,
+            earlier=results["qa"],
+            on_done=measured,
+            cases=kept / "cases",
+        )
     missing = [name for name in SECTIONS if name not in results]
     if missing:
         print(f"no earlier results for {', '.join(missing)}: run without --only", file=sys.stderr)

@@ -55,6 +55,10 @@ def test_the_benchmark_suite_runs_on_a_tiny_dataset(tmp_path: Path) -> None:
     assert set(results["qa"]) == {"office-qa", "squad2"}
     assert all(set(by_mode) == {"fast", "agent"} for by_mode in results["qa"].values())
     assert all(run["questions"] == 1 for by in results["qa"].values() for run in by.values())
+    # Each question's answer is kept beside the figures, to see later which ones failed.
+    (asked,) = (home / "cases" / "office-qa-agent.jsonl").read_text().splitlines()
+    case = json.loads(asked)
+    assert case["question"] and case["mode"] == "agent" and "correct" in case["scores"]
     report = out.read_text()
     for heading in SECTIONS:
         assert heading in report
