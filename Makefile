@@ -50,7 +50,7 @@ lint: install
 	$(BIN)/ruff format --check src tests bench examples
 
 typecheck: install
-	$(BIN)/mypy src
+	$(BIN)/mypy src bench
 
 test: lint typecheck
 	$(OFFLINE) bash -c '{ ip link set lo up 2>/dev/null || true; }; $(BIN)/python -m pytest -q'

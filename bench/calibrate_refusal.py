@@ -38,7 +38,8 @@ def main() -> int:
         source = Source(f"c{index}", "squad", "", 0, "text")
         chunks = chunker.chunk(source, [Block(BlockKind.TEXT, context)])
         vectors[context] = embedder.embed([chunk.text for chunk in chunks])
-    answerable, unanswerable = [], []
+    answerable: list[float] = []
+    unanswerable: list[float] = []
     questions = embedder.embed([item["question"] for item in items])
     for item, question in zip(items, questions, strict=True):
         best = float((vectors[item["context"]] @ question).max())
