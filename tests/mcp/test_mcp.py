@@ -15,11 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from mcp import Client
 from polyrag.api import create_app
+from polyrag.api.access import tokens_of
 from polyrag.api.workspaces import Workspaces
 from polyrag.mcp.server import build_server
 from polyrag.settings import load_settings
@@ -140,3 +144,49 @@ def test_over_http_on_the_api_server(served: str) -> None:
             await exercise(client, with_model=True)
 
     anyio.run(run)
+
+
+def test_over_http_a_token_opens_its_workspaces_only(home: Path, tmp_path: Path) -> None:
+    """Off loopback every request carries a token: an MCP tool is refused a workspace the
+    token does not open, and ingest with a read-only token, as the REST API refuses them."""
+    tokens = tokens_of(home)
+    full = tokens.add("full")
+    team = tokens.add("team", workspaces=["team"])
+    reader = tokens.add("reader", read_only=True)
+    tokens.close()
+    document = tmp_path / "more.md"
+    document.write_text("# More\n\nThe taxi cap is EUR 60.\n")
+    settings = load_settings(
+        home, models_dir=MODELS_DIR, server={"host": "0.0.0.0", "mcp_ingest": True}
+    )
+
+    def connect(url: str, secret: str) -> Client:
+        headers = {"authorization": f"Bearer {secret}"}
+        return Client(streamable_http_client(url, http_client=create_mcp_http_client(headers)))
+
+    async def run(url: str) -> None:
+        async with connect(url, team) as client:
+            refused = await client.call_tool("list_sources", {})
+            assert refused.is_error
+            assert "does not open workspace 'default'" in refused.content[0].text
+            assert data(await client.call_tool("list_sources", {"workspace": "team"})) == {
+                "sources": []
+            }
+        async with connect(url, reader) as client:
+            hits = await client.call_tool("search", {"query": "hotel cap Paris", "k": 1})
+            assert data(hits)["hits"][0]["path"].endswith("policy.md")
+            written = await client.call_tool("ingest", {"paths": [str(document)]})
+            assert written.is_error and "may read and ask" in written.content[0].text
+        async with connect(url, full) as client:
+            report = data(await client.call_tool("ingest", {"paths": [str(document)]}))
+            assert report["summary"].startswith("ingested 1,")
+
+    with running(create_app(settings)) as url:
+        created = httpx.post(
+            f"{url}/api/v1/workspaces",
+            json={"name": "team"},
+            headers={"authorization": f"Bearer {full}"},
+            timeout=60,
+        )
+        assert created.status_code == 201, created.text
+        anyio.run(run, f"{url}/mcp")

@@ -169,8 +169,8 @@ def is_loopback(host: str) -> bool:
 class RequireTokens:
     """ASGI middleware: every request carries a valid token (a bearer header or the sign-in
     cookie); the grant is left in `scope["state"]["grant"]` for the routes that check a
-    workspace named in the body. A workspace outside the grant, a write by a read-only token,
-    and MCP with a limited token are refused."""
+    workspace named in the body, and for the MCP tools. A workspace outside the grant and a write
+    by a read-only token are refused."""
 
     def __init__(self, app: App, tokens: TokenStore) -> None:
         self.app = app
@@ -214,8 +214,8 @@ def _refusal(grant: Grant, scope: Scope) -> str | None:
     found = re.match(r"^/api/v1/workspaces/([^/]+)", path)
     if found and not grant.allows(found.group(1)):
         return f"this token does not open workspace {found.group(1)!r}"
-    if path.startswith("/mcp") and (grant.workspaces is not None or grant.read_only):
-        return "MCP needs a token for every workspace that may write"
+    if path.startswith("/mcp"):  # each tool checks the workspace it is called for
+        return None
     reading = method in ("GET", "HEAD", "OPTIONS") or (method == "POST" and _READS.match(path))
     if grant.read_only and not reading:
         return "this token may read and ask, not change the sources, chats or workspaces"

@@ -3,8 +3,9 @@
 Tools: `search` (passages with where they are), `ask` (an answer with its citations and their
 locators), `list_sources`, `get_passage` (a passage, and the ones around it, by its chunk id),
 and `ingest` (only with `server.mcp_ingest`: it reads files on the server's machine). Every
-tool takes the workspace (`default`: the home). A failure comes back as an MCP tool error whose
-text names the problem and the hint.
+tool takes the workspace (`default`: the home). Over HTTP, the caller's token decides which
+workspaces it opens and whether it may ingest, as for the REST API. A failure comes back as an
+MCP tool error whose text names the problem and the hint.
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, Literal, TypeVar
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from polyrag import __version__
+from polyrag.api.access import Grant
+from polyrag.api.deps import ForbiddenError
 from polyrag.api.workspaces import DEFAULT, Workspaces
+from polyrag.engine import Engine
 from polyrag.errors import PolyragError, SourceNotFoundError
 from polyrag.types import Filter, Modality
 
@@ -43,11 +47,13 @@ def build_server(workspaces: Workspaces, *, allow_ingest: bool = False) -> MCPSe
         k: int = 8,
         modalities: list[Literal["text", "table", "picture", "audio"]] | None = None,
         workspace: str = DEFAULT,
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
         """The passages that best match `query`, each with its source, its place (page and
         region, slide, sheet and rows, time in a recording) and its text."""
         where = Filter(modalities=tuple(Modality(m) for m in modalities)) if modalities else None
-        result = workspaces.engine(workspace).search(query, k=max(1, min(k, 50)), where=where)
+        engine = _engine(workspaces, ctx, workspace)
+        result = engine.search(query, k=max(1, min(k, 50)), where=where)
         return {"hits": [{"rank": n, **hit.to_dict()} for n, hit in enumerate(result.hits, 1)]}
 
     @server.tool()
@@ -56,12 +62,13 @@ def build_server(workspaces: Workspaces, *, allow_ingest: bool = False) -> MCPSe
         question: str,
         mode: Literal["fast", "agent", "auto"] | None = None,
         workspace: str = DEFAULT,
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
         """Answer `question` only from the workspace's sources, citing them as [n]; each
         citation names its source and place. A refusal ("I cannot find this…") says why in
         `refusal_explained`. `mode`: fast (one search), agent (plans, computes with SQL and a
         calculator, checks itself) or auto (the agent when the question needs it)."""
-        answer = workspaces.engine(workspace).ask(question, mode=mode)
+        answer = _engine(workspaces, ctx, workspace).ask(question, mode=mode)
         shown = answer.to_dict()
         shown.pop("steps", None)  # the trace is long; the steps' count says what it took
         shown["steps_taken"] = len(answer.steps)
@@ -69,18 +76,23 @@ def build_server(workspaces: Workspaces, *, allow_ingest: bool = False) -> MCPSe
 
     @server.tool()
     @_as_tool_errors
-    def list_sources(workspace: str = DEFAULT) -> dict[str, Any]:
+    def list_sources(workspace: str = DEFAULT, ctx: Context | None = None) -> dict[str, Any]:
         """Every source indexed in the workspace, with its status, chunks, pages and error."""
-        return {"sources": [entry.to_dict() for entry in workspaces.engine(workspace).sources()]}
+        engine = _engine(workspaces, ctx, workspace)
+        return {"sources": [entry.to_dict() for entry in engine.sources()]}
 
     @server.tool()
     @_as_tool_errors
     def get_passage(
-        source_id: str, chunk_id: str, around: int = 0, workspace: str = DEFAULT
+        source_id: str,
+        chunk_id: str,
+        around: int = 0,
+        workspace: str = DEFAULT,
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
         """The passage `chunk_id` of `source_id` (as `search` and `ask` give them) with its
         place, and `around` passages before and after it, in the order of the source."""
-        chunks = workspaces.engine(workspace).store.chunks_of(source_id)
+        chunks = _engine(workspaces, ctx, workspace).store.chunks_of(source_id)
         chunks.sort(key=lambda chunk: chunk.ordinal)
         index = next((i for i, c in enumerate(chunks) if c.chunk_id == chunk_id), None)
         if index is None:
@@ -109,13 +121,41 @@ def build_server(workspaces: Workspaces, *, allow_ingest: bool = False) -> MCPSe
 
         @server.tool()
         @_as_tool_errors
-        def ingest(paths: list[str], workspace: str = DEFAULT) -> dict[str, Any]:
+        def ingest(
+            paths: list[str], workspace: str = DEFAULT, ctx: Context | None = None
+        ) -> dict[str, Any]:
             """Index files, folders and URLs (paths on the server's machine); unchanged files
             are skipped, each failure is reported in one line."""
-            report = workspaces.engine(workspace).ingest(paths)
+            report = _engine(workspaces, ctx, workspace, writes=True).ingest(paths)
             return {"summary": report.summary(), **report.to_dict()}
 
     return server
+
+
+def _engine(
+    workspaces: Workspaces, ctx: Context | None, workspace: str, *, writes: bool = False
+) -> Engine:
+    """The workspace's engine, if the token of the HTTP request that called the tool opens it
+    (and, for a write, is not read-only); over stdio or in memory there is no token to check."""
+    grant = _grant(ctx)
+    if grant is not None and not grant.allows(workspace):
+        raise ForbiddenError(f"this token does not open workspace {workspace!r}")
+    if grant is not None and writes and grant.read_only:
+        raise ForbiddenError("this token may read and ask, not add sources")
+    return workspaces.engine(workspace)
+
+
+def _grant(ctx: Context | None) -> Grant | None:
+    """What the calling request's token allows, as the access middleware left it."""
+    if ctx is None:
+        return None
+    try:
+        request = ctx.request_context.request
+    except ValueError:  # not called within a request
+        return None
+    scope = getattr(request, "scope", None) or {}
+    grant = (scope.get("state") or {}).get("grant")
+    return grant if isinstance(grant, Grant) else None
 
 
 def _as_tool_errors(function: _F) -> _F:
