@@ -126,11 +126,12 @@ def test_a_poisoned_document_cannot_steer_the_answer(home: Path) -> None:
 def test_a_passage_that_answers_another_question_is_not_taken_for_the_answer(home: Path) -> None:
     """The policy says who books hotels for employees; asked about managers, the model drafts
     the same answer, and the check that the passage answers the question as asked takes it
-    back. The question it does answer still stands."""
-    reply = ask(home, "--mode", "fast", "Who books hotels for managers?")
-    assert reply["refused"] and reply["refusal_reason"] == "question not answered", reply
-    (check,) = steps(reply, "answered")
-    assert check["data"]["no"] >= check["data"]["threshold"]
+    back, in the agent too. The question it does answer still stands."""
+    for mode in ("fast", "agent"):  # the agent weighs a lookup that rests on one document
+        reply = ask(home, "--mode", mode, "Who books hotels for managers?")
+        assert reply["refused"] and reply["refusal_reason"] == "question not answered", reply
+        (check,) = steps(reply, "answered")
+        assert check["data"]["no"] >= check["data"]["threshold"]
     reply = ask(home, "--mode", "fast", "Through whom do employees book hotels?")
     assert not reply["refused"] and "travel desk" in reply["answer"], reply
     (check,) = steps(reply, "answered")

@@ -133,10 +133,9 @@ def test_a_choice_outside_the_list_moves_on_to_the_next_provider() -> None:
     assert (shares["no"], provider) == (0.3, "scripted")
 
 
-def test_the_agent_leaves_its_answers_unweighed(tmp_path: Path) -> None:
+def test_the_agent_leaves_a_chain_of_passages_unweighed(tmp_path: Path) -> None:
     """No single passage answers a two-hop question as asked (the one about Shirley Temple
-    never names Corliss Archer), so the check would take back a right answer; and the agent
-    judged its evidence already. Its lookups are not weighed either."""
+    never names Corliss Archer), so the check would take back a right answer."""
     more = {"answer": "", "found": "Shirley Temple", "next_search": "Shirley Temple position"}
     done = {"answer": "Chief of Protocol", "found": "", "next_search": ""}
     replies = [
@@ -147,11 +146,38 @@ def test_the_agent_leaves_its_answers_unweighed(tmp_path: Path) -> None:
     agent, chat = make_agent(tmp_path / "hops", replies)
     chat.doubts = [0.9]
     question = "What position did the woman who portrayed Corliss Archer hold?"
-    answer, _ = ask(agent, question, "multihop")
-    assert not answer.refused and chat.weighed == []  # type: ignore[attr-defined]
-
-    found = {"answer": "Shirley Temple", "found": "", "next_search": ""}
-    agent, chat = make_agent(tmp_path / "lookup", [json.dumps(found), REPLY])
-    chat.doubts = [0.9]
-    answer, trace = ask(agent, TEMPLE, "lookup")
+    answer, trace = ask(agent, question, "multihop")
     assert not answer.refused and chat.weighed == [] and not checked(trace)  # type: ignore[attr-defined]
+
+    # Routed as a lookup, the same reply is weighed only if it rests on one document: the
+    # chain's first passage is cited, so it is not.
+    reply = "Shirley Temple played Corliss Archer [1] and served as Chief of Protocol [2]."
+    replies = [json.dumps(more), json.dumps(done), reply]
+    agent, chat = make_agent(tmp_path / "lookup", replies)
+    chat.doubts = [0.9]
+    answer, trace = ask(agent, question, "lookup")
+    assert not answer.refused, answer.text  # type: ignore[attr-defined]
+    assert len({c.chunk.path for c in answer.citations}) == 2  # type: ignore[attr-defined]
+    assert chat.weighed == [] and not checked(trace)
+
+
+@pytest.mark.parametrize(("doubt", "refused"), [(0.9, True), (0.05, False)])
+def test_the_agent_weighs_a_lookup_that_rests_on_one_document(
+    tmp_path: Path, doubt: float, refused: bool
+) -> None:
+    """The graph's evaluation lets through a plausible answer to a question its passage does
+    not answer (SQuAD 2.0: 2 of 31 unanswerable questions refused), so a lookup resting on
+    one document gets the fast path's check."""
+    found = {"answer": "Shirley Temple", "found": "", "next_search": ""}
+    agent, chat = make_agent(tmp_path, [json.dumps(found), REPLY])
+    chat.doubts = [doubt]
+    answer, trace = ask(agent, TEMPLE, "lookup")
+    assert answer.refused is refused  # type: ignore[attr-defined]
+    assert "Shirley_Temple.md" in chat.weighed[0] and TEMPLE in chat.weighed[0]
+    (summary,) = checked(trace)
+    assert ("do not answer" in summary) is refused
+    # The answer's own record includes the check and its model call.
+    assert "answered" in [s.name for s in answer.steps]  # type: ignore[attr-defined]
+    assert answer.model_calls == trace.model_calls  # type: ignore[attr-defined]
+    if refused:
+        assert answer.refusal_reason == NOT_ANSWERED  # type: ignore[attr-defined]

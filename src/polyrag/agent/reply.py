@@ -81,10 +81,7 @@ class Replier:
             run.trace,
             arithmetic=arithmetic,
             question=question,
-            # The agent's own evaluation already judged its evidence, and its answers often rest
-            # on a chain of passages none of which answers the question as asked: the yes/no
-            # check took back right HotpotQA answers (0.53 → 0.43 right and grounded), even
-            # for questions routed as lookups. It weighs the fast path's answers only.
+            # Weighed below, once the chain of passages the reply rests on is cited.
             check_answered=False,
         )
         answer = conclude(
@@ -118,9 +115,37 @@ class Replier:
             answer = with_bridges(answer, evidence, state)
             answer = with_chain(answer, evidence, question)
             answer = with_coverage(answer, evidence, question)
+        if state.get("kind") not in ("multihop", "compute", "aggregate", "compare"):
+            answer = self._weighed(run, question, evidence, answer)
         if YES_NO.match(question) and not answer.refused:
             answer = self._yes_or_no(run, question, evidence, answer)
         return answer
+
+    def _weighed(
+        self, run: Run, question: str, evidence: Sequence[Evidence], answer: Answer
+    ) -> Answer:
+        """A looked-up reply resting on one document gets the fast path's check: do its
+        passages answer this exact question? A passage about the right subject often holds a
+        plausible answer to a question it does not answer, and the graph's evaluation let nearly
+        all of those through (SQuAD 2.0: 2 of 31 unanswerable questions refused). A reply that
+        rests on a chain of passages from several documents is left alone: no single one
+        answers the question as asked, and weighing them took back right HotpotQA answers
+        (0.53 → 0.43 right and grounded)."""
+        if answer.refused or len({c.chunk.path for c in answer.citations}) != 1:
+            return answer
+        verdict = Verdict(answer.text, False, "answered", answer.citations, partial=answer.partial)
+        weighed = self.steps.answered(question, verdict, evidence, run.trace)
+        if not weighed.refused:
+            return replace(answer, steps=tuple(run.trace.steps), model_calls=run.trace.model_calls)
+        return refusal(
+            run.request,
+            run.trace,
+            weighed.reason,
+            mode="agent",
+            standalone=question,
+            provider=answer.provider,
+            thread=run.thread,
+        )
 
     def _across_bridge(
         self, question: str, evidence: list[Evidence], run: Run
