@@ -1,11 +1,8 @@
 """The web app in a real browser: Debian's Chromium driven by Playwright (pointed at that
-executable; nothing is downloaded). Upload a scanned PDF, a spreadsheet and an e-mail, watch them
-index, ask, open citations (the highlighted region on the right page, the sheet's rows, the
-e-mail's headers), delete a source, reload and find the chat again. Screenshots go to the test's
-folder.
-
-The chat model is a scripted extractor (it answers with the source sentence sharing most words
-with the question): this tests the app, not the model; tests/e2e asks the real model."""
+executable; nothing is downloaded). Upload a scanned PDF, a spreadsheet and two e-mails, watch
+them index, ask, open citations (the highlighted region on the right page, the sheet's rows, the
+e-mail's headers, an attachment's carrier), delete a source, reload and find the chat again.
+Screenshots go to the test's folder."""
 
 from __future__ import annotations
 
@@ -119,12 +116,14 @@ def test_upload_ask_see_the_evidence_delete_and_come_back(
     scan = CORPUS / "pdf_scanned" / "docling__ocr_test.pdf"
     sheet = CORPUS / "csv" / "unstructured__stanley-cups.csv"
     mail = CORPUS / "email" / "unstructured__fake-email.eml"
-    p.set_input_files("#file-input", [str(scan), str(sheet), str(mail)])  # type: ignore[attr-defined]
-    for name in (scan.name, sheet.name, mail.name):
+    carrier = CORPUS / "email" / "unstructured__fake-email-attachment.eml"
+    files = [scan, sheet, mail, carrier]
+    p.set_input_files("#file-input", [str(f) for f in files])  # type: ignore[attr-defined]
+    for name in (f.name for f in files):
         row = p.locator("#uploads li", has_text=name)  # type: ignore[attr-defined]
         row.locator(".status", has_text="indexed").wait_for(timeout=180_000)
     sources = p.locator("#sources li")  # type: ignore[attr-defined]
-    assert sources.count() == 3
+    assert sources.count() == 4  # the attachment is listed under its e-mail, not on its own
     assert "indexed" in sources.filter(has_text=scan.name).inner_text()
     p.screenshot(path=str(shots / "1-sources.png"))  # type: ignore[attr-defined]
 
@@ -174,7 +173,23 @@ def test_upload_ask_see_the_evidence_delete_and_come_back(
     headers.wait_for()
     shown = headers.inner_text()
     assert "mrobinson@unstructured.io" in shown and "Test Email" in shown and "2022" in shown
+    assert p.locator("#evidence-file").inner_text() == "Open the original file"  # type: ignore[attr-defined]
     p.screenshot(path=str(shots / "4-evidence-email.png"))  # type: ignore[attr-defined]
+    p.keyboard.press("Escape")  # type: ignore[attr-defined]
+
+    # An attachment has no file of its own: the e-mail that carried it is offered instead.
+    p.fill("#question", "What is the fake attachment?")  # type: ignore[attr-defined]
+    p.click("#send")  # type: ignore[attr-defined]
+    fourth = p.locator(".message.assistant").nth(3)  # type: ignore[attr-defined]
+    fourth.locator(".feedback").wait_for()
+    assert "fake attachment" in fourth.locator(".text").inner_text()
+    fourth.locator(".chip", has_text="fake-attachment.txt").first.click()
+    link = p.locator("#evidence-file")  # type: ignore[attr-defined]
+    link.wait_for()
+    assert link.inner_text() == f"Open the file that carries it ({carrier.name})"
+    listed = p.locator("#sources li", has_text=carrier.name)  # type: ignore[attr-defined]
+    carrier_id = listed.get_attribute("data-source-id")
+    assert carrier_id and link.get_attribute("href").endswith(f"/sources/{carrier_id}/file")
     p.keyboard.press("Escape")  # type: ignore[attr-defined]
 
     # Delete the spreadsheet, reload: one source left, the chat listed and whole again.
@@ -185,9 +200,9 @@ def test_upload_ask_see_the_evidence_delete_and_come_back(
     p.locator("#sources li", has_text=sheet.name).wait_for(state="detached")  # type: ignore[attr-defined]
     p.reload()  # type: ignore[attr-defined]
     p.wait_for_selector("body[data-ready=true]")  # type: ignore[attr-defined]
-    assert p.locator("#sources li").count() == 2  # type: ignore[attr-defined]
+    assert p.locator("#sources li").count() == 3  # type: ignore[attr-defined]
     chats = p.locator("#chats li")  # type: ignore[attr-defined]
     assert chats.count() == 1 and "What does Docling bundle?" in chats.inner_text()
-    assert p.locator(".message.assistant").count() == 3  # type: ignore[attr-defined]
+    assert p.locator(".message.assistant").count() == 4  # type: ignore[attr-defined]
     assert p.locator(".message.assistant .helpful.chosen").count() == 1  # type: ignore[attr-defined]
     p.screenshot(path=str(shots / "5-after-reload.png"))  # type: ignore[attr-defined]

@@ -416,8 +416,21 @@ function openEvidence(citation) {
   $("#evidence-title").textContent = `[${citation.n}] ${name}`;
   $("#evidence-where").textContent = citation.where || "";
   const file = `${base()}/sources/${citation.source_id}/file`;
-  $("#evidence-file").href = file;
-  $("#evidence-file").parentElement.hidden = !source || Boolean(source.parent) || citation.path.includes("://");
+  // A file found inside another (an attachment, a member of an archive) has no file of its
+  // own: the one that carries it is offered instead.
+  let carrier = source;
+  while (carrier && carrier.parent) {
+    const parent = carrier.parent;
+    carrier = [...state.sources.values()].find((other) => other.path === parent);
+  }
+  carrier = carrier === source ? null : carrier;
+  const link = $("#evidence-file");
+  link.href = carrier ? `${base()}/sources/${carrier.source_id}/file` : file;
+  link.textContent = carrier
+    ? `Open the file that carries it (${carrier.name})`
+    : "Open the original file";
+  link.parentElement.hidden =
+    !source || Boolean(source.parent && !carrier) || citation.path.includes("://");
   view.replaceChildren();
   state.shown = citation;
   const kind = source ? source.media_type : "";
