@@ -129,3 +129,40 @@ def test_an_average_or_total_inside_a_formula_is_a_computation(question: str) ->
         "aggregate"
     )
     assert route("What was the average number of ducks per year?", ducks).kind == "aggregate"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where was the author of Dune born?",
+        "In which city did the lead singer of Queen die?",
+        "What instrument did the father of Johann Sebastian Bach play?",
+        'The director of the thriller "Heat" was born in which state?',
+        "This composer of The Planets taught at which school?",
+        "What is the revenue of the company founded by Elon Musk?",
+        "Which label released the album produced by Quincy Jones in 1982?",
+        "The team, coached by Phil Jackson in 1996, played in which arena?",
+    ],
+)
+def test_something_named_by_its_relation_to_another_is_a_hop(question: str) -> None:
+    chosen = route(question, hits(Modality.TEXT, "Prose."))
+    assert (chosen.kind, chosen.agent) == ("multihop", True)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who was the director of Big Stone Gap?",
+        "Who is the father of Kasper Schmeichel?",
+        "What is the capital of France?",
+        "Who were the founders of The Rolling Stones?",
+    ],
+)
+def test_a_question_asking_only_for_the_relation_is_a_lookup(question: str) -> None:
+    chosen = route(question, hits(Modality.TEXT, "Prose."))
+    assert (chosen.kind, chosen.agent) == ("lookup", False)
+
+
+def test_a_choice_between_two_named_things_is_a_comparison() -> None:
+    question = "Which river flows through Vienna, the Rhine or the Danube?"
+    assert route(question, hits(Modality.TEXT, "Prose.")).kind == "compare"

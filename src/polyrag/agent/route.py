@@ -51,6 +51,44 @@ _MULTIHOP = re.compile(
     r"|\b\w+'s (?:\w+ ){0,2}\w+'s\b",
     re.IGNORECASE,
 )
+# Someone or something named by its relation to another ("the director of X", "this singer of
+# Y", "a film starring Z", "the driver born in 1990"): finding it is a hop of its own, unless
+# the relation is all the question asks ("Who was the director of X?").
+_RELATION = re.compile(
+    r"\b(?i:the|this|that|a|an|his|her|their|its) (?:[\w'-]+ ){0,3}?(?:director|writer|author|"
+    r"founder|co-founder|creator|father|mother|son|daughter|wife|husband|spouse|brother|sister|"
+    r"parent|child|singer|composer|producer|owner|designer|inventor|star|coach|manager|"
+    r"successor|predecessor|namesake|publisher|developer|manufacturer|architect|"
+    r"head coach|lead singer|frontman|co-star) of (?:the (?:[\w'-]+ ){0,3}?)?(?=[\"“A-Z0-9])"
+    r"|\b(?:film|movie|series|show|album|song|band|group|game|book|novel|team|company|"
+    r"player|driver|actor|actress|singer|person|man|woman|university|school|city|town|"
+    r"building|event|program|organization|club|label),? (?:[\w'-]+ )?(?:starring|directed by|"
+    r"written by|designed by|founded by|led by|born (?:in|on)|owned by|produced by|created by|"
+    r"played by|portrayed by|coached by|named after|composed by|developed by|published by|"
+    r"released by|hosted by|invented by|built by|managed by)\b",
+)
+_ASKS_RELATION = re.compile(
+    r"^\W*(?:who|what|which) (?:is|was|are|were) (?:the|this) (?:[\w'-]+ ){0,3}?[\w'-]+ of "
+    r"(?P<name>[^?]*)\?\s*$",
+    re.IGNORECASE,
+)
+_NAME_WORDS = frozenset(
+    ["of", "the", "a", "an", "and", "in", "for", "to", "on", "at", "de", "la", "von", "van"]
+)
+
+
+def _only_relation(question: str) -> bool:
+    """Whether the relation is all the question asks: "Who was the director of Big Stone
+    Gap?" names its answer's relation to a title, with nothing more to find about it."""
+    asked = _ASKS_RELATION.match(question)
+    if asked is None:
+        return False
+    lower = [w for w in re.findall(r"[\w'-]+", asked["name"]) if w[0].islower()]
+    return all(w in _NAME_WORDS for w in lower) and len(lower) <= 2
+
+
+# "Which writer was from England, Henry Roth or Robert Erskine Childers?": a choice of two.
+_CHOICE = re.compile(r",\s*(?:the )?[^,?]{1,80}\bor\b[^,?]{1,80}\?\s*$", re.IGNORECASE)
 # "In which year was X larger?": a comparison across a table's periods is an aggregate.
 _WHICH_PERIOD = re.compile(
     r"\b(?:which|what) (?:year|period|quarter|month)\b[^?]*\b(?:larger|largest|higher|highest|"
@@ -101,9 +139,11 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
     if _REASON.search(question):  # "What drove the increase in…": a reason, said in words
         aggregate = compute = False
     compare = bool(_COMPARE.search(question)) and bool(_PAIR.search(question))
+    compare = compare or bool(_CHOICE.search(question))
     # "the information that is shown in the balance sheet", "an analyst who can only use…":
     # a clause about the sources or the reader frames the request; it names no hop.
     multihop = any(not _FRAMING.search(m.group(0)) for m in _MULTIHOP.finditer(question))
+    multihop = multihop or bool(_RELATION.search(question) and not _only_relation(question))
     if aggregate and compute and _FORMULA.search(question) and (tables or _numbers_in(hits)):
         return Route("compute", True, "it asks for a formula over numbers the sources hold")
     if aggregate and tables:
