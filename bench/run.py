@@ -849,6 +849,12 @@ def main() -> int:
     results_file = kept / "bench-results.json"
     partial_file = kept / "bench-results.partial.json"  # saved after every question set
     results: dict[str, Any] = {}
+    if args.only and not args.resume and not results_file.is_file() and partial_file.is_file():
+        print(  # measuring into nothing would overwrite the interrupted run's figures
+            f"an interrupted run is kept in {partial_file}: add --resume to measure into it",
+            file=sys.stderr,
+        )
+        return 2
     if args.only and results_file.is_file():
         results = json.loads(results_file.read_text())
     done: dict[str, Any] = {}
