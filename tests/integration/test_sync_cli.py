@@ -60,7 +60,14 @@ def start(home: Path, *args: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=ctrl_c_heard,
     )
+
+
+def ctrl_c_heard() -> None:
+    """In the child: Ctrl-C (SIGINT) acts, as in a terminal. A suite started in the background
+    (`make test &`) has it ignored, and the child would inherit that and never see it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def indexed_rows(home: Path) -> int:
@@ -155,6 +162,7 @@ def test_watch_picks_up_a_new_file_until_ctrl_c(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=ctrl_c_heard,
     )  # fmt: skip
     lines = reader(watcher)
     try:
