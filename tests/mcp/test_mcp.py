@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -190,3 +191,13 @@ def test_over_http_a_token_opens_its_workspaces_only(home: Path, tmp_path: Path)
         )
         assert created.status_code == 201, created.text
         anyio.run(run, f"{url}/mcp")
+
+
+@pytest.mark.parametrize("module", ["polyrag.mcp.server", "polyrag.api.access", "polyrag.api"])
+def test_each_part_imports_on_its_own(module: str) -> None:
+    """The app mounts the MCP server and the MCP server uses the API's parts: neither may need
+    the other imported first."""
+    done = subprocess.run(
+        [sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]

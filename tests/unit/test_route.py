@@ -1,9 +1,11 @@
-"""The cheap route: what a question needs, from its shape and what retrieval found."""
+"""The cheap route: what a question needs, from its shape and what retrieval found; and the
+check that an answer is stated in what was found."""
 
 from __future__ import annotations
 
 import pytest
 
+from polyrag.agent.questions import stated_in
 from polyrag.agent.route import route
 from polyrag.types import Chunk, Hit, Locator, Modality
 
@@ -166,3 +168,35 @@ def test_a_question_asking_only_for_the_relation_is_a_lookup(question: str) -> N
 def test_a_choice_between_two_named_things_is_a_comparison() -> None:
     question = "Which river flows through Vienna, the Rhine or the Danube?"
     assert route(question, hits(Modality.TEXT, "Prose.")).kind == "compare"
+
+
+CUPS = (
+    "Stanley Cups\n| Team | Location | Stanley Cups |\n| --- | --- | --- |\n"
+    "| Blues | STL | 1 |\n| Flyers | PHI | 2 |\n| Maple Leafs | TOR | 13 |"
+)
+CUP_ROWS = "Row 3: Team is Blues, Location is STL, Stanley Cups is 1"
+
+
+@pytest.mark.parametrize("text", [CUPS, CUP_ROWS])
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many Stanley Cups have the Blues won?", "lookup"),  # the row's own cell
+        ("How many Stanley Cup have the Blues won?", "lookup"),
+        ("How many teams have won a Stanley Cup?", "aggregate"),  # rows counted
+        ("How many Stanley Cups have the teams won in total?", "aggregate"),
+    ],
+)
+def test_a_count_a_table_states_in_a_column_is_a_lookup(
+    text: str, question: str, kind: str
+) -> None:
+    assert route(question, hits(Modality.TABLE, text)).kind == kind
+
+
+def test_a_one_digit_answer_is_found_as_a_number_of_its_own() -> None:
+    """The agent's evaluation takes the model's answer only if a passage states it."""
+    row = "Row 3: Team is Blues, Location is STL, Stanley Cups is 1"
+    assert stated_in("1", [row]) and stated_in("1.", [row])
+    assert not stated_in("2", [row])
+    assert not stated_in("1", ["Revenue was 1.5 million in 2019"])  # inside other numbers
+    assert not stated_in("", [row])

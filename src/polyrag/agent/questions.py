@@ -33,10 +33,15 @@ QUESTION_WORDS = frozenset(
 
 
 def stated_in(answer: str, passages: Sequence[str]) -> bool:
-    """Whether a short answer is written in the passages (80% of its words, at least one)."""
+    """Whether a short answer is written in the passages (80% of its words, at least one; a
+    one-digit answer such as "1", which has no such word, as a number of its own)."""
     words = content_words(answer)
     if not words:
-        return False
+        digit = re.fullmatch(r"\W*(\d)\W*", answer)
+        if digit is None:
+            return False
+        alone = re.compile(rf"(?<![\w.,]){digit[1]}(?![\w]|[.,]\d)")
+        return any(alone.search(text) for text in passages)
     known = content_words(" ".join(passages))
     return len(words & known) >= 0.8 * len(words)
 

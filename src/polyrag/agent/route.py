@@ -133,7 +133,7 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
     tables = any(hit.chunk.modality in _TABLE_LIKE for hit in hits[:6])
     # "How much total assets…" asks for a row a statement already has ("Total assets"): that
     # is a lookup, unless the question also asks to add something up.
-    asked = _without_stated_totals(question, hits[:6])
+    asked = _without_stated_totals(_without_stated_counts(question, hits[:6]), hits[:6])
     aggregate = bool(_AGGREGATE.search(asked) or _WHICH_PERIOD.search(asked))
     compute = bool(_COMPUTE.search(question))
     if _REASON.search(question):  # "What drove the increase in…": a reason, said in words
@@ -165,6 +165,52 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
 
 
 _TOTAL = re.compile(r"^(?:grand )?total\s+\w", re.IGNORECASE)
+_HOW_MANY = re.compile(
+    r"\bhow many ((?:[\w'-]+ ){0,4}?[\w'-]+) (?=(?:were|are|did|do|does|have|has|had)\b)",
+    re.IGNORECASE,
+)
+
+
+def _without_stated_counts(question: str, hits: Sequence[Hit]) -> str:
+    """The question without a count a found table states in a column of its own: "how many
+    Stanley Cups have the Blues won" reads the Blues' row under "Stanley Cups", while "how many
+    teams have won" counts rows."""
+    columns = {_singular(name) for name in _column_names(hits)}
+
+    def stated(found: re.Match[str]) -> str:
+        return " " if _singular(found.group(1)) in columns else found.group(0)
+
+    return _HOW_MANY.sub(stated, question) if columns else question
+
+
+def _column_names(hits: Sequence[Hit]) -> set[str]:
+    """The headers of the found tables' numeric columns: from a Markdown table (its header
+    row over rows of numbers) and from rows written as "Header is value" pairs."""
+    names: set[str] = set()
+    for hit in hits:
+        if hit.chunk.modality not in _TABLE_LIKE:
+            continue
+        lines = hit.chunk.text.splitlines()
+        header: list[str] = []
+        for line, below in zip(lines, [*lines[1:], ""], strict=True):
+            row = read_row_sentence(line)
+            if row is not None and not row.labelled:
+                pairs = (pair.partition(" is ") for pair in row.figures.split(", "))
+                names.update(name for name, _, value in pairs if _NUMBER.match(value))
+            elif line.startswith("|") and below.startswith("| ---"):
+                header = [cell.strip() for cell in line.strip("|").split("|")]
+            elif line.startswith("|") and header and not line.startswith("| ---"):
+                cells = [cell.strip() for cell in line.strip("|").split("|")]
+                names.update(n for n, v in zip(header, cells, strict=False) if _NUMBER.match(v))
+    return {name for name in names if name.strip()}
+
+
+_NUMBER = re.compile(r"^[-+(]?[$€£]?\s?\d[\d.,]*\)?%?$")
+
+
+def _singular(words: str) -> str:
+    plain = " ".join(words.lower().split())
+    return plain[:-1] if plain.endswith("s") and not plain.endswith("ss") else plain
 
 
 def _without_stated_totals(question: str, hits: Sequence[Hit]) -> str:

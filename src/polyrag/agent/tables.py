@@ -13,7 +13,8 @@ def question_tables(
     store: TableStore, question: str, hits: Sequence[Hit], limit: int
 ) -> list[SourceTable]:
     """Up to `limit` tables of the hit sources: a table a hit came from first, then by how
-    many of the question's words its name, title and header share."""
+    many of the question's words its name, title and header share; when some share words,
+    only those."""
     sources = list(dict.fromkeys(hit.chunk.source_id for hit in hits))
     if not sources:
         return []
@@ -27,7 +28,10 @@ def question_tables(
         return (-int(hit_here), -len(terms & words), rank[item.source_id])
 
     found = sorted(store.tables(sources), key=score)
-    return found[:limit]
+    # A table none of the question's words name, beside tables some do, is only a wrong join
+    # waiting to happen (a slide's "Class1" table offered with the sheet of Stanley Cups).
+    named = [item for item in found if score(item)[1] < 0]
+    return (named or found)[:limit]
 
 
 def _from_table(hit: Hit, item: SourceTable) -> bool:

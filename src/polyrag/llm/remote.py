@@ -99,7 +99,9 @@ class OpenAICompatibleModel:
 
         if isinstance(error, openai.APIStatusError):
             status = error.status_code
-            message = f"{self.name}: HTTP {status} {_detail(error)}".rstrip()
+            # Some providers quote the key they rejected ("Incorrect API key provided: sk-…"):
+            # it never reaches a message, a log or a report.
+            message = f"{self.name}: HTTP {status} {_detail(error, self._key)}".rstrip()
             if status == 429:
                 return ProviderUnavailableError(
                     message, hint="the provider is rate limiting; wait or add another provider"
@@ -118,18 +120,24 @@ class OpenAICompatibleModel:
             return ProviderUnavailableError(
                 f"{self.name}: cannot connect to {self._settings.base_url}"
             )
-        return ProviderUnavailableError(f"{self.name}: {_shorten(str(error))}")
+        return ProviderUnavailableError(f"{self.name}: {_shorten(_unkeyed(str(error), self._key))}")
 
 
-def _detail(error: openai.APIStatusError) -> str:
+def _detail(error: openai.APIStatusError, key: str) -> str:
     """The provider's own error message when the body carries one, else the SDK's."""
     body = error.body
     if isinstance(body, dict):
         inner = body.get("error", body)
         text = inner.get("message") if isinstance(inner, dict) else inner
         if text:
-            return _shorten(str(text))
-    return _shorten(error.message)
+            return _shorten(_unkeyed(str(text), key))
+    return _shorten(_unkeyed(error.message, key))
+
+
+def _unkeyed(text: str, key: str) -> str:
+    """The text without the API key: some providers quote the key they rejected ("Incorrect
+    API key provided: sk-…"), and it must never reach a message, a log or a report."""
+    return text.replace(key, "[the key]") if key else text
 
 
 def _shorten(text: str) -> str:

@@ -1,0 +1,42 @@
+"""The tables offered to the SQL tool for a question: those of the sources retrieval found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from polyrag.agent.tables import question_tables
+from polyrag.index.tables.sqlite import SqliteTableStore
+from polyrag.types import Chunk, Hit, Locator, Modality, Table
+
+CUPS = Table(
+    header=("Team", "Location", "Stanley Cups"),
+    rows=(("Blues", "STL", "1"), ("Flyers", "PHI", "2")),
+    locator=Locator(sheet="Stanley Cups", rows=(2, 4)),
+    name="Stanley Cups",
+    row_numbers=(3, 4),
+    columns=("A", "B", "C"),
+)
+SLIDE = Table(
+    header=("", "Class1", "Class2"),
+    rows=(("R1", "True", "False"),),
+    locator=Locator(slide=1),
+    name="Table 1",
+)
+
+
+def hit(source: str, text: str) -> Hit:
+    return Hit(Chunk(f"{source}-c", source, f"/d/{source}", text, Locator(), Modality.TABLE), 1.0)
+
+
+def test_tables_no_word_of_the_question_names_are_left_out_when_some_are_named(
+    tmp_path: Path,
+) -> None:
+    store = SqliteTableStore(tmp_path / "tables.sqlite")
+    store.put("cups", "/d/cups.xlsx", [CUPS])
+    store.put("deck", "/d/deck.pptx", [SLIDE])
+    hits = [hit("deck", "Table 1: | R1 | True |"), hit("cups", "Stanley Cups\n| Blues |")]
+    named = question_tables(store, "How many Stanley Cups have the Blues won?", hits, 4)
+    assert [item.table.name for item in named] == ["Stanley Cups"]
+    # A question naming no table keeps them all, those a hit came from first.
+    every = question_tables(store, "Which value is the largest?", hits, 4)
+    assert {item.table.name for item in every} == {"Stanley Cups", "Table 1"}
