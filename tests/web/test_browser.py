@@ -103,6 +103,15 @@ def page(site: str, tmp_path: Path) -> Iterator[object]:
             browser.close()
 
 
+def sent(p: object, question: str, n: int) -> object:
+    """The `n`-th answer (from 0), once the question sent with the button is answered."""
+    p.fill("#question", question)  # type: ignore[attr-defined]
+    p.click("#send")  # type: ignore[attr-defined]
+    answer = p.locator(".message.assistant").nth(n)  # type: ignore[attr-defined]
+    answer.locator(".feedback").wait_for()
+    return answer
+
+
 def test_upload_ask_see_the_evidence_delete_and_come_back(
     site: str, page: object, tmp_path: Path
 ) -> None:
@@ -149,10 +158,7 @@ def test_upload_ask_see_the_evidence_delete_and_come_back(
 
     # A question about the spreadsheet: its chip shows the rows as a table.
     p.select_option("#mode", "fast")  # type: ignore[attr-defined]
-    p.fill("#question", "How many Stanley Cups have the Maple Leafs won?")  # type: ignore[attr-defined]
-    p.click("#send")  # type: ignore[attr-defined]
-    second = p.locator(".message.assistant").nth(1)  # type: ignore[attr-defined]
-    second.locator(".feedback").wait_for()
+    second = sent(p, "How many Stanley Cups have the Maple Leafs won?", 1)
     assert "13" in second.locator(".text").inner_text()
     second.locator(".chip", has_text=sheet.name).first.click()
     table = p.locator("#evidence table")  # type: ignore[attr-defined]
@@ -163,10 +169,7 @@ def test_upload_ask_see_the_evidence_delete_and_come_back(
     assert p.locator("#evidence").is_hidden()  # type: ignore[attr-defined]
 
     # About the e-mail: its chip shows who sent it to whom and when, above the passage.
-    p.fill("#question", "What colour are violets?")  # type: ignore[attr-defined]
-    p.click("#send")  # type: ignore[attr-defined]
-    third = p.locator(".message.assistant").nth(2)  # type: ignore[attr-defined]
-    third.locator(".feedback").wait_for()
+    third = sent(p, "What colour are violets?", 2)
     assert "blue" in third.locator(".text").inner_text()
     third.locator(".chip", has_text=mail.name).first.click()
     headers = p.locator("#evidence dl.headers")  # type: ignore[attr-defined]
@@ -178,10 +181,7 @@ def test_upload_ask_see_the_evidence_delete_and_come_back(
     p.keyboard.press("Escape")  # type: ignore[attr-defined]
 
     # An attachment has no file of its own: the e-mail that carried it is offered instead.
-    p.fill("#question", "What is the fake attachment?")  # type: ignore[attr-defined]
-    p.click("#send")  # type: ignore[attr-defined]
-    fourth = p.locator(".message.assistant").nth(3)  # type: ignore[attr-defined]
-    fourth.locator(".feedback").wait_for()
+    fourth = sent(p, "What is the fake attachment?", 3)
     assert "fake attachment" in fourth.locator(".text").inner_text()
     fourth.locator(".chip", has_text="fake-attachment.txt").first.click()
     link = p.locator("#evidence-file")  # type: ignore[attr-defined]
