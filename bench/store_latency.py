@@ -62,7 +62,7 @@ class FixedEmbedder:
 def build(path: Path, size: int, dim: int, batch: int, rng: np.random.Generator) -> LanceStore:
     words = vocabulary(20_000, rng)
     weights = zipf_weights(len(words))
-    store = LanceStore(path, dim)
+    store = LanceStore(path, dim, model="synthetic-random")
     for start in range(0, size, batch):
         count = min(batch, size - start)
         picks = rng.choice(len(words), size=(count, WORDS_PER_CHUNK), p=weights)
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
         if args.index and args.index.exists():  # reuse an index an earlier run kept
-            store = LanceStore(args.index, args.dim)
+            store = LanceStore(args.index, args.dim, model="synthetic-random")
         else:
             store = build(args.index or Path(tmp) / "index", args.chunks, args.dim, args.batch, rng)
         build_s = time.perf_counter() - started

@@ -30,7 +30,7 @@ def build_index(path: Path, size: int, dim: int, batch: int = 10_000) -> LanceSt
     # Zipf-like word choice: frequent words often, rare words sometimes.
     weights = 1.0 / np.arange(1, len(words) + 1)
     weights /= weights.sum()
-    store = LanceStore(path, dim=dim)
+    store = LanceStore(path, dim=dim, model="synthetic-random")
     for start in range(0, size, batch):
         count = min(batch, size - start)
         source = f"synthetic{start // batch:04d}"

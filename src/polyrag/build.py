@@ -7,6 +7,7 @@ ask here instead of constructing parts themselves.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
 from polyrag.agent.graph import Agent
@@ -14,7 +15,9 @@ from polyrag.agent.memory import Memory
 from polyrag.agent.steps import Steps
 from polyrag.agent.tools.registry import Toolbox, builtin_tools, load_user_tools
 from polyrag.chats import ChatStore
+from polyrag.index.embed.base import Embedder
 from polyrag.index.embed.onnx import OnnxMiniLM
+from polyrag.index.store.base import Store
 from polyrag.index.store.lancedb import LanceStore
 from polyrag.index.tables.sqlite import SqliteTableStore
 from polyrag.ingest.manifest import Manifest
@@ -39,8 +42,16 @@ def embedder(settings: Settings) -> OnnxMiniLM:
     )
 
 
-def store(settings: Settings, dim: int) -> LanceStore:
-    return LanceStore(Path(settings.home) / "index", dim=dim)
+def store(settings: Settings, embedder: Embedder) -> Store:
+    """The index: a LanceDB database in the home, or where `store.uri` says."""
+    config = settings.store
+    return LanceStore(
+        config.uri or Path(settings.home) / "index",
+        dim=embedder.dim,
+        model=embedder.model_id,
+        storage_options=config.storage_options(),
+        staleness=timedelta(seconds=config.staleness_s),
+    )
 
 
 def table_store(settings: Settings) -> SqliteTableStore:
@@ -56,7 +67,7 @@ def manifest(settings: Settings) -> Manifest:
     return Manifest(Path(settings.home) / "manifest.sqlite")
 
 
-def retriever(settings: Settings, store: LanceStore, embedder: OnnxMiniLM) -> HybridRetriever:
+def retriever(settings: Settings, store: Store, embedder: OnnxMiniLM) -> HybridRetriever:
     return HybridRetriever(store, embedder, settings.retrieve)
 
 
@@ -74,7 +85,7 @@ def steps(
     settings: Settings,
     retriever: HybridRetriever,
     chat: FallbackChain,
-    store: LanceStore,
+    store: Store,
     embedder: OnnxMiniLM,
 ) -> Steps:
     router = ModalityRouter(retriever, store.count, embedder.embed)
@@ -95,6 +106,6 @@ def memory(settings: Settings, embedder: OnnxMiniLM, live: Callable[[], set[str]
     )
 
 
-def agent(settings: Settings, steps: Steps, store: LanceStore, tables: SqliteTableStore) -> Agent:
+def agent(settings: Settings, steps: Steps, store: Store, tables: SqliteTableStore) -> Agent:
     """The agent graph, its conversations checkpointed under the home."""
     return Agent(steps, toolbox(settings), store, tables, Path(settings.home) / "agent.sqlite")

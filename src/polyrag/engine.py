@@ -28,7 +28,7 @@ from polyrag.answer.generate import Turn
 from polyrag.chats import ChatStore
 from polyrag.errors import ConfigError, LLMError, SourceNotFoundError
 from polyrag.index.embed.onnx import OnnxMiniLM
-from polyrag.index.store.lancedb import LanceStore
+from polyrag.index.store.base import Store
 from polyrag.index.tables.sqlite import SqliteTableStore
 from polyrag.ingest.manifest import INDEXED, Entry, Manifest
 from polyrag.ingest.pipeline import Ingestor, IngestReport, Progress
@@ -84,8 +84,8 @@ class Engine:
         return build.embedder(self.settings)
 
     @part
-    def store(self) -> LanceStore:
-        return build.store(self.settings, self.embedder.dim)
+    def store(self) -> Store:
+        return build.store(self.settings, self.embedder)
 
     @part
     def chats(self) -> ChatStore:

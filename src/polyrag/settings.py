@@ -259,6 +259,45 @@ class IngestSettings(_Section):
     )
 
 
+class StoreSettings(_Section):
+    """Where the index lives and which engine holds it."""
+
+    engine: Literal["lancedb"] = Field("lancedb", description="The store engine.")
+    uri: str | None = Field(
+        None,
+        description="A folder, or s3://bucket/prefix on S3-compatible object storage shared by "
+        "several servers and ingest workers; default: <home>/index.",
+    )
+    endpoint: str | None = Field(
+        None,
+        description="An S3-compatible endpoint other than AWS, e.g. http://127.0.0.1:9000. "
+        "Credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or `options`).",
+    )
+    region: str | None = Field(None, description="The bucket's region (AWS_REGION otherwise).")
+    options: dict[str, str] = Field(
+        default_factory=dict,
+        description="Further storage options passed to the engine as they are (LanceDB's names, "
+        "e.g. aws_session_token, timeout).",
+    )
+    staleness_s: float = Field(
+        0.0,
+        ge=0,
+        description="How old a reader's view of other writers' commits may be; 0 checks on "
+        "every read (one small request to object storage per search).",
+    )
+
+    def storage_options(self) -> dict[str, str]:
+        """The engine's storage options: endpoint and region, then `options` over them."""
+        out: dict[str, str] = {}
+        if self.endpoint:
+            out["aws_endpoint"] = self.endpoint
+            if self.endpoint.startswith("http://"):
+                out["allow_http"] = "true"
+        if self.region:
+            out["aws_region"] = self.region
+        return {**out, **self.options}
+
+
 class WebSettings(_Section):
     """Fetching web pages given to `polyrag ingest https://...`."""
 
@@ -455,6 +494,7 @@ class Settings(BaseSettings):
     parse: ParseSettings = Field(default_factory=ParseSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
+    store: StoreSettings = Field(default_factory=StoreSettings)
 
     @property
     def model_cache(self) -> Path:

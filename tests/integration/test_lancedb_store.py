@@ -38,7 +38,7 @@ def make(tmp_path: Path) -> Iterator:
     opened: list[LanceStore] = []
 
     def make_store(**options: int) -> LanceStore:
-        store = LanceStore(tmp_path / "index", DIM, **options)
+        store = LanceStore(tmp_path / "index", DIM, model="test-random", **options)
         opened.append(store)
         return store
 
@@ -110,7 +110,7 @@ def test_another_connection_sees_new_writes(make) -> None:
 
 def test_dimension_change_is_a_store_error_with_a_hint(make, tmp_path: Path) -> None:
     add(make(), "s", ["Sixteen dimensions."])
-    other = LanceStore(tmp_path / "index", DIM * 2)
+    other = LanceStore(tmp_path / "index", DIM * 2, model="test-random")
     try:
         with pytest.raises(StoreError, match="16-dimensional") as raised:
             other.count()

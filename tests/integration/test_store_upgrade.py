@@ -1,4 +1,5 @@
-"""An index written before chunks had an `anchor` column still opens, reads and takes writes."""
+"""An index written before chunks had `anchor` and `embed_model` columns still opens, reads and
+takes writes; its vectors, of a model it never named, are not reused."""
 
 from __future__ import annotations
 
@@ -16,9 +17,14 @@ from polyrag.types import Chunk, Locator, Modality
 DIM = 8
 
 
+ADDED = ["anchor", "embed_model"]
+
+
 def old_schema() -> pa.Schema:
     schema = table_schema(DIM)
-    return schema.remove(schema.get_field_index("anchor"))
+    for name in ADDED:
+        schema = schema.remove(schema.get_field_index(name))
+    return schema
 
 
 def chunk(i: int, **changes: object) -> Chunk:
@@ -32,19 +38,25 @@ def vectors(count: int) -> np.ndarray:
     return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
-def test_an_index_without_anchors_is_upgraded_in_place(tmp_path: Path) -> None:
+def test_an_index_of_the_first_release_is_upgraded_in_place(tmp_path: Path) -> None:
     path = tmp_path / "index"
-    rows = rows_table([chunk(0), chunk(1)], vectors(2), table_schema(DIM))
-    old_rows = rows.drop_columns(["anchor"]).cast(old_schema())
+    rows = rows_table([chunk(0), chunk(1)], vectors(2), table_schema(DIM), "test-random")
+    old_rows = rows.drop_columns(ADDED).cast(old_schema())
     lancedb.connect(str(path)).create_table(TABLE, data=old_rows, schema=old_schema())
 
-    store = LanceStore(path, DIM)
+    store = LanceStore(path, DIM, model="test-random")
     try:
         assert [c.anchor for c in store.chunks_of("old")] == [None, None]
         table = chunk(2, modality=Modality.TABLE, anchor=1, text="| a | b |")
         store.replace([table], vectors(1))
         assert store.chunks_by_ordinal("old", [1, 2]) == [chunk(1), table]
         assert store.keyword_search("Old text", 5)[0].chunk.anchor is None
+        # Which model made the old vectors is unknown, so they are embedded again; new ones
+        # are reused.
+        assert store.vectors_for([chunk(0).embedded_sha256, table.embedded_sha256]).keys() == {
+            table.embedded_sha256
+        }
     finally:
         store.close()
-    assert "anchor" in lancedb.connect(str(path)).open_table(TABLE).schema.names
+    names = lancedb.connect(str(path)).open_table(TABLE).schema.names
+    assert set(ADDED) <= set(names)

@@ -53,7 +53,7 @@ def test_a_table_hit_is_answered_from_its_parent_text(tmp_path: Path) -> None:
     source = Source("results01", "/docs/results.docx", "a" * 64, 1, parsed.media_type)
     chunks = Chunker(WordCounter(), ChunkSettings()).chunk(source, parsed.blocks, parsed.layout)
     vectors = np.random.default_rng(5).standard_normal((len(chunks), DIM)).astype(np.float32)
-    store = LanceStore(tmp_path / "index", DIM)
+    store = LanceStore(tmp_path / "index", DIM, model="test-random")
     try:
         store.replace(chunks, vectors)
         hits = store.keyword_search("Iberia Q3 revenue", 3, vector=vectors[0])

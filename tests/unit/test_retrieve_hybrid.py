@@ -53,7 +53,7 @@ TEXTS = [
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[LanceStore]:
-    store = LanceStore(tmp_path / "index", DIM)
+    store = LanceStore(tmp_path / "index", DIM, model="test-random")
     chunks = [
         Chunk(
             chunk_id=f"c{i}",
@@ -197,7 +197,7 @@ def test_parallel_and_sequential_agree(store: LanceStore, embedder: ScriptedEmbe
 
 
 def test_empty_store_and_blank_query(tmp_path: Path, embedder: ScriptedEmbedder) -> None:
-    empty = LanceStore(tmp_path / "empty", DIM)
+    empty = LanceStore(tmp_path / "empty", DIM, model="test-random")
     try:
         assert retriever(empty, embedder).search(QUERY).hits == []
         assert retriever(empty, embedder).search("   ").hits == []
@@ -262,7 +262,7 @@ def test_a_page_that_matches_as_a_whole_outranks_one_lucky_chunk(tmp_path: Path)
         for i, (name, page, _) in enumerate(layout)
     ]
     vectors = np.stack([_at_cosine(c, axis=i + 1) for i, (_, _, c) in enumerate(layout)])
-    store = LanceStore(tmp_path / "pages", DIM)
+    store = LanceStore(tmp_path / "pages", DIM, model="test-random")
     try:
         store.replace(chunks, vectors)
         query = ScriptedEmbedder({"statement": _at_cosine(1.0, axis=1)})
@@ -292,7 +292,7 @@ def test_the_file_a_question_names_comes_first(tmp_path: Path) -> None:
         )
         for chunk_id, name in (("a", "ACME_2023_10K.pdf"), ("b", "ACME_2019_10K.pdf"))
     ]
-    store = LanceStore(tmp_path / "names", DIM)
+    store = LanceStore(tmp_path / "names", DIM, model="test-random")
     try:
         store.replace(chunks, np.stack([unit(7), unit(7)]))
         question = "How much did revenue grow at ACME in FY2019?"

@@ -141,11 +141,11 @@ def corpus_index(
     if stamp.is_file():
         info: dict[str, Any] = json.loads(stamp.read_text(encoding="utf-8"))
         info["reused"] = True
-        return LanceStore(folder / "index", dim=embedder.dim), info
+        return LanceStore(folder / "index", dim=embedder.dim, model=embedder.model_id), info
     if folder.exists():  # an interrupted build: start over
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    store = LanceStore(folder / "index", dim=embedder.dim)
+    store = LanceStore(folder / "index", dim=embedder.dim, model=embedder.model_id)
     started = time.perf_counter()
     documents = chunks = 0
     try:

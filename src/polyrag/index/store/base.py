@@ -1,25 +1,55 @@
-"""The store seam: chunks with vectors, keyword and vector search, atomic replace, delete."""
+"""The store seam: chunks with vectors, keyword and vector search, atomic replace, delete.
+
+A backend is a class with the methods of `Store`; it is done when the contract suite in
+`polyrag.testing.store` passes for it (the parts for the capabilities it claims).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 from polyrag.types import Chunk, Filter, Hit
 
+# What a backend may or may not be able to do; each store lists the ones it has.
+ATOMIC_REPLACE = "atomic_replace"
+"""`replace` adds the new chunks and deletes the replaced sources in one commit: readers see the
+old version or the new one, never both and never neither. A store without it adds first and
+deletes after, so a reader may briefly see both versions, but never neither."""
+SHARED_WRITERS = "shared_writers"
+"""Several processes (or machines, on shared storage) may open and write the same index at once;
+no commit is lost and each sees the others' commits within the store's staleness."""
+CAPABILITIES = frozenset({ATOMIC_REPLACE, SHARED_WRITERS})
+
+
+@dataclass(frozen=True)
+class StoreHealth:
+    """What `polyrag status` and a server's health check report about an index."""
+
+    rows: int
+    keyword_unindexed: int  # rows keyword search finds by a slower path until `optimize()`
+    vector_index: str | None  # None: vector search is exact (flat)
+    vector_unindexed: int
+    location: str  # where the index lives (a folder, an s3:// URI, a server address)
+
 
 class Store(Protocol):
-    """A persistent index of chunks. Every backend passes `tests/contract/store_contract.py`."""
+    """A persistent index of chunks and the vectors of one embedding model."""
+
+    dim: int
+    model: str  # the embedding model whose vectors this store holds and reuses
+    capabilities: frozenset[str]  # a subset of CAPABILITIES
 
     def replace(
         self, chunks: Sequence[Chunk], vectors: np.ndarray, *, replaces: Sequence[str] = ()
     ) -> None:
-        """Add `chunks` and delete every chunk of the source ids in `replaces`, as one commit.
+        """Add `chunks` and delete every chunk of the source ids in `replaces` that is not
+        among them: as one commit where the store has ATOMIC_REPLACE.
 
-        Readers see either the state before or the state after, never a mix. Adding a chunk id
-        that exists overwrites it, so a repeated call is harmless.
+        Adding a chunk id that exists overwrites it, so a repeated call is harmless.
         """
         ...
 
@@ -72,9 +102,24 @@ class Store(Protocol):
         ...
 
     def vectors_for(self, texts_by_hash: Sequence[str]) -> dict[str, np.ndarray]:
-        """Stored vectors keyed by `Chunk.embedded_sha256` (the sha256 of the text that was
-        embedded: heading path and chunk text), for the hashes given.
+        """Stored vectors of this store's `model`, keyed by `Chunk.embedded_sha256` (the sha256
+        of the text that was embedded: heading path and chunk text), for the hashes given.
 
-        Lets ingestion skip re-embedding text that is already indexed.
+        Lets ingestion skip re-embedding text that is already indexed. A vector another model
+        made for the same text is never returned.
         """
+        ...
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def optimize(self) -> None:
+        """Fold rows written since the last call into the indexes (the end of an ingest run)."""
+        ...
+
+    def health(self) -> StoreHealth:
+        """Rows and how far each index lags behind them; raises StoreError when unreachable."""
+        ...
+
+    def close(self) -> None:
+        """Release connections and threads; the store is not used afterwards."""
         ...

@@ -10,8 +10,9 @@ import pyarrow.compute as pc
 
 from polyrag.types import Chunk, Locator, Modality
 
-# The columns a Chunk is rebuilt from. The table also holds page, vector and text_sha256:
-# the sha256 of the embedded text (heading path included), which vectors are reused by.
+# The columns a Chunk is rebuilt from. The table also holds page, vector, embed_model (the
+# model that made the vector) and text_sha256: the sha256 of the embedded text (heading path
+# included). Vectors are reused by model and text_sha256 together.
 CHUNK_COLUMNS = [
     "chunk_id",
     "source_id",
@@ -23,7 +24,8 @@ CHUNK_COLUMNS = [
     "anchor",
 ]
 # Columns added after the first release, with the SQL that fills them in an older table.
-ADDED_COLUMNS = {"anchor": "CAST(NULL AS INT)"}
+# Rows written before `embed_model` existed get "" (unknown): their vectors are not reused.
+ADDED_COLUMNS = {"anchor": "CAST(NULL AS INT)", "embed_model": "CAST('' AS STRING)"}
 
 
 def table_schema(dim: int) -> pa.Schema:
@@ -34,6 +36,7 @@ def table_schema(dim: int) -> pa.Schema:
             pa.field("path", pa.string()),
             pa.field("text", pa.string()),
             pa.field("text_sha256", pa.string()),
+            pa.field("embed_model", pa.string()),
             pa.field("locator", pa.string()),  # Locator.to_json()
             pa.field("modality", pa.string()),
             pa.field("ordinal", pa.int32()),
@@ -44,8 +47,11 @@ def table_schema(dim: int) -> pa.Schema:
     )
 
 
-def rows_table(chunks: Sequence[Chunk], vectors: np.ndarray, schema: pa.Schema) -> pa.Table:
-    """The table rows for chunks; a chunk id given twice keeps its last version."""
+def rows_table(
+    chunks: Sequence[Chunk], vectors: np.ndarray, schema: pa.Schema, model: str
+) -> pa.Table:
+    """The table rows for chunks whose vectors `model` made; a chunk id given twice keeps its
+    last version."""
     last = {chunk.chunk_id: i for i, chunk in enumerate(chunks)}
     keep = sorted(last.values())
     chosen = [chunks[i] for i in keep]
@@ -57,6 +63,7 @@ def rows_table(chunks: Sequence[Chunk], vectors: np.ndarray, schema: pa.Schema) 
         "path": [c.path for c in chosen],
         "text": [c.text for c in chosen],
         "text_sha256": [c.embedded_sha256 for c in chosen],
+        "embed_model": [model] * len(chosen),
         "locator": [c.locator.to_json() for c in chosen],
         "modality": [str(c.modality) for c in chosen],
         "ordinal": [c.ordinal for c in chosen],

@@ -10,14 +10,21 @@ write and never a mix. Index upkeep, measured on 2 cores (see bench/store_latenc
   is built from `ann_min_rows` rows on (~5 s at 100k; recall@10 ≈ 0.98, ~7 ms) and retrained
   when the table has doubled or holds too many delta segments. IVF_HNSW_SQ searched ~3 ms
   faster at equal recall but took 70-140 s to build; IVF_PQ needed a refine step for recall.
+
+The database may live in a folder or on S3-compatible object storage (`s3://bucket/prefix`):
+several processes and machines may then write one index. LanceDB commits with a conditional put,
+so two writers never overwrite each other's commit; a writer that loses the race retries (see
+`_retrying`), and readers see others' commits after at most `staleness`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
+import random
 import threading
-from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -34,6 +41,7 @@ from lancedb.index import FTS, BTree, IvfSq
 from lancedb.query import FullTextOperator, MatchQuery
 
 from polyrag.errors import StoreError
+from polyrag.index.store.base import ATOMIC_REPLACE, SHARED_WRITERS, StoreHealth
 from polyrag.index.store.filters import filter_sql, in_list, quote
 from polyrag.index.store.lance_rows import (
     ADDED_COLUMNS,
@@ -48,6 +56,7 @@ from polyrag.index.store.loop import EventLoopThread
 from polyrag.types import Chunk, Filter, Hit
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 TABLE = "chunks"
 FTS_INDEX = "text_idx"
@@ -58,6 +67,7 @@ SCALAR_INDEXED = ("chunk_id", "source_id", "text_sha256")
 HASH_BATCH = 1000  # hashes per IN (...) predicate
 MAX_VECTOR_SEGMENTS = 8  # ~0.25 ms each per query; retraining costs ~5 s at 100k rows
 KEEP_VERSIONS = timedelta(minutes=10)  # old versions kept for readers in other processes
+COMMIT_ATTEMPTS = 8  # a write that loses a commit race to another writer is retried
 
 # Lowercase, ASCII folding, English stemming and stop words: the usual BM25 setup (Anserini's
 # defaults). Numbers stay tokens ("12.5" → "12", "5"), so amounts and years are still found.
@@ -72,32 +82,33 @@ FTS_CONFIG = FTS(
 )
 
 
-@dataclass(frozen=True)
-class IndexHealth:
-    rows: int
-    keyword_unindexed: int  # rows BM25 finds by a flat scan until the next optimize
-    vector_index: str | None  # None: vector search is exact (flat)
-    vector_unindexed: int
-
-
 class LanceStore:
-    """Chunks, their vectors and a BM25 index in the LanceDB database at `path`.
+    """Chunks, their vectors and a BM25 index in the LanceDB database at `location`: a folder,
+    or an `s3://bucket/prefix` URI with the endpoint and credentials in `storage_options`
+    (LanceDB's names: aws_endpoint, aws_region, aws_access_key_id, allow_http, ...) or in the
+    usual AWS_* environment variables.
 
     The table is created by the first write; reads before that find nothing. Safe to share
-    between threads: reads run concurrently, writes one at a time.
+    between threads (reads run concurrently, writes one at a time) and between processes.
     """
+
+    capabilities = frozenset({ATOMIC_REPLACE, SHARED_WRITERS})
 
     def __init__(
         self,
-        path: Path,
+        location: str | Path,
         dim: int,
         *,
+        model: str,
+        storage_options: Mapping[str, str] | None = None,
+        staleness: timedelta = timedelta(0),
         fts_lag_rows: int = 256,
         ann_min_rows: int = 10_000,
         nprobes: int = 20,
     ) -> None:
-        self.path = Path(path)
+        self.location = str(location)
         self.dim = dim
+        self.model = model
         self.fts_lag_rows = fts_lag_rows
         self.ann_min_rows = ann_min_rows
         self.nprobes = nprobes
@@ -106,9 +117,13 @@ class LanceStore:
         self._loop = EventLoopThread()
         self._table: Any = None  # lancedb.AsyncTable once it exists
         self._indexes_checked = False
-        # Consistency interval 0: every read sees commits made by other processes too.
+        # Staleness 0: every read first checks for commits made by other processes too.
         self._db = self._call(
-            lancedb.connect_async(str(self.path), read_consistency_interval=timedelta(0))
+            lancedb.connect_async(
+                self.location,
+                read_consistency_interval=staleness,
+                storage_options=dict(storage_options or {}) or None,
+            )
         )
 
     # -- writes -----------------------------------------------------------------------------
@@ -124,22 +139,23 @@ class LanceStore:
         if not chunks:
             self.delete_sources(replaces)
             return
-        rows = rows_table(chunks, vectors, self._schema)
+        rows = rows_table(chunks, vectors, self._schema, self.model)
         with self._write_lock:
-            self._call(self._replace(rows, list(replaces)))
+            self._call(self._retrying(lambda: self._replace(rows, list(replaces))))
 
     def delete_sources(self, source_ids: Sequence[str]) -> int:
         if not source_ids:
             return 0
+        predicate = in_list("source_id", source_ids)
         with self._write_lock:
-            return self._call(self._delete(in_list("source_id", source_ids)))
+            return self._call(self._retrying(lambda: self._delete(predicate)))
 
     def optimize(self) -> None:
         """Fold rows written since the last optimize into the indexes; prune old versions."""
         with self._write_lock:
-            self._call(self._optimize())
+            self._call(self._retrying(self._optimize))
 
-    def health(self) -> IndexHealth:
+    def health(self) -> StoreHealth:
         """Rows and how far each index lags behind them."""
         return self._call(self._health())
 
@@ -237,7 +253,10 @@ class LanceStore:
         hashes = list(dict.fromkeys(texts_by_hash))
         out: dict[str, np.ndarray] = {}
         for start in range(0, len(hashes), HASH_BATCH):
-            predicate = in_list("text_sha256", hashes[start : start + HASH_BATCH])
+            predicate = (
+                f"{in_list('text_sha256', hashes[start : start + HASH_BATCH])}"
+                f" AND embed_model = {quote(self.model)}"
+            )
             result = self._call(self._scan(predicate, ["text_sha256", "vector"]))
             if result is None:
                 return {}
@@ -262,9 +281,26 @@ class LanceStore:
         except Exception as error:  # LanceDB raises ValueError, RuntimeError, OSError, ...
             message = " ".join(str(error).split())[:500]
             raise StoreError(
-                f"the index at {self.path} failed: {type(error).__name__}: {message}",
-                hint="check free disk space and file permissions of the polyrag home",
+                f"the index at {self.location} failed: {type(error).__name__}: {message}",
+                hint=(
+                    "check the object store's address, credentials and bucket"
+                    if "://" in self.location
+                    else "check free disk space and file permissions of the polyrag home"
+                ),
             ) from error
+
+    async def _retrying(self, write: Callable[[], Awaitable[T]]) -> T:
+        """Run a write, again after a pause when another writer committed first."""
+        for attempt in range(COMMIT_ATTEMPTS):
+            try:
+                return await write()
+            except Exception as error:
+                if not _is_conflict(error) or attempt == COMMIT_ATTEMPTS - 1:
+                    raise
+                pause = min(2.0, 0.05 * 2**attempt) * (0.5 + random.random())
+                log.info("commit conflict on %s; retrying in %.2f s", self.location, pause)
+                await asyncio.sleep(pause)
+        raise AssertionError("unreachable")
 
     async def _existing(self) -> Any:
         """The table, or None while nothing has been written."""
@@ -276,7 +312,8 @@ class LanceStore:
             self._check_dimension(schema)
             missing = {k: v for k, v in ADDED_COLUMNS.items() if k not in schema.names}
             if missing:  # an index written by an older release: add the columns it lacks
-                await table.add_columns(missing)
+                await self._retrying(lambda: table.add_columns(missing))
+            await self._check_model(table)
             self._table = table
         return self._table
 
@@ -296,11 +333,28 @@ class LanceStore:
             self._indexes_checked = True
         return table
 
+    async def _check_model(self, table: Any) -> None:
+        """One index holds one model's vectors: another model's, even of the same dimension,
+        are not comparable with this model's queries."""
+        other = (
+            await table.query()
+            .where(f"embed_model <> '' AND embed_model <> {quote(self.model)}")
+            .select(["embed_model"])
+            .limit(1)
+            .to_arrow()
+        )
+        if other.num_rows:
+            raise StoreError(
+                f"the index at {self.location} holds vectors of the embedding model "
+                f"{other.column('embed_model')[0].as_py()!r}, not of {self.model!r}",
+                hint="the embedding model changed: remove the index folder and ingest again",
+            )
+
     def _check_dimension(self, schema: pa.Schema) -> None:
         stored = schema.field("vector").type.list_size
         if stored != self.dim:
             raise StoreError(
-                f"the index at {self.path} holds {stored}-dimensional vectors, "
+                f"the index at {self.location} holds {stored}-dimensional vectors, "
                 f"but the embedder makes {self.dim}",
                 hint="the embedding model changed: remove the index folder and ingest again",
             )
@@ -330,7 +384,19 @@ class LanceStore:
             await table.optimize(cleanup_older_than=KEEP_VERSIONS)
 
     async def _maintain(self, table: Any) -> None:
-        """Fold waiting rows into the indexes once enough wait; (re)train the vector index."""
+        """Fold waiting rows into the indexes once enough wait; (re)train the vector index.
+
+        The rows are committed already: when another writer is doing the same upkeep at the
+        same moment, this writer leaves it to them.
+        """
+        try:
+            await self._upkeep(table)
+        except Exception as error:
+            if not _is_conflict(error):
+                raise
+            log.info("index upkeep on %s left to another writer: %s", self.location, error)
+
+    async def _upkeep(self, table: Any) -> None:
         keyword = await table.index_stats(FTS_INDEX)
         if keyword is not None and keyword.num_unindexed_rows >= self.fts_lag_rows:
             await table.optimize(cleanup_older_than=KEEP_VERSIONS)
@@ -347,19 +413,26 @@ class LanceStore:
             for name in old:
                 await table.drop_index(name)
 
-    async def _health(self) -> IndexHealth:
+    async def _health(self) -> StoreHealth:
         table = await self._existing()
         if table is None:
-            return IndexHealth(rows=0, keyword_unindexed=0, vector_index=None, vector_unindexed=0)
+            return StoreHealth(
+                rows=0,
+                keyword_unindexed=0,
+                vector_index=None,
+                vector_unindexed=0,
+                location=self.location,
+            )
         indexes = [index.name for index in await table.list_indices()]
         vector = next((n for n in indexes if n.startswith(VECTOR_INDEX_PREFIX)), None)
         keyword_stats = await table.index_stats(FTS_INDEX)
         vector_stats = await table.index_stats(vector) if vector else None
-        return IndexHealth(
+        return StoreHealth(
             rows=int(await table.count_rows()),
             keyword_unindexed=keyword_stats.num_unindexed_rows if keyword_stats else 0,
             vector_index=vector,
             vector_unindexed=vector_stats.num_unindexed_rows if vector_stats else 0,
+            location=self.location,
         )
 
     async def _keyword(
@@ -405,6 +478,11 @@ class LanceStore:
         if predicate:
             query = query.where(predicate)
         return await query.to_arrow()
+
+
+def _is_conflict(error: BaseException) -> bool:
+    """Another writer committed first (Lance: "Commit conflict", "Retryable commit conflict")."""
+    return "conflict" in str(error).lower()
 
 
 def _match(text: str) -> MatchQuery:

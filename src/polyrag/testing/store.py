@@ -1,8 +1,20 @@
-"""The Store contract: every backend subclasses `StoreContract` and says how to make a store.
+"""The Store contract, split by what a store does; `StoreContract` is all of it.
 
     class TestMyStore(StoreContract):
-        def make_store(self, path: Path, dim: int) -> Store:
-            return MyStore(path, dim)
+        def make_store(self, location: Path, dim: int, model: str) -> Store:
+            return MyStore(location, dim, model=model)
+
+`location` is a fresh folder per test; a store that lives elsewhere (a bucket, a server) maps it
+to a place of its own, the same place each time it is given the same folder. The parts:
+
+* `WriteContract`: replace, overwrite, delete, quoting.
+* `ReplaceVisibilityContract`: what concurrent readers see during a replace: never neither
+  version, and never both where the store claims `ATOMIC_REPLACE`.
+* `KeywordSearchContract`, `VectorSearchContract`, `FilterContract`.
+* `LookupContract`: counts, a source's chunks, vectors for reuse (keyed by model and text).
+* `LifecycleContract`: persistence, health, optimize, close, another model's index refused.
+* `SharedWritersContract`: two stores on one location writing at once, where the store
+  claims `SHARED_WRITERS`.
 
 Vectors are random unit vectors; no embedding model is needed.
 """
@@ -18,10 +30,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from polyrag.index.store.base import Store
+from polyrag.errors import StoreError
+from polyrag.index.store.base import ATOMIC_REPLACE, CAPABILITIES, SHARED_WRITERS, Store
 from polyrag.types import Chunk, Filter, Locator, Modality
 
 DIM = 16
+MODEL = "contract-random-16"  # the vectors are random: a model name of their own
 
 
 def unit_vectors(count: int, seed: int, dim: int = DIM) -> np.ndarray:
@@ -67,12 +81,14 @@ def document(
     return chunks, unit_vectors(len(chunks), seed)
 
 
-class StoreContract:
-    """Behaviour every Store must show. Subclasses implement `make_store`."""
+class StoreFixtures:
+    """How to make the store under test, and a small library to search. Subclasses implement
+    `make_store`; `capabilities` come from the store itself."""
 
     dim = DIM
+    model = MODEL
 
-    def make_store(self, path: Path, dim: int) -> Store:
+    def make_store(self, location: Path, dim: int, model: str) -> Store:
         raise NotImplementedError
 
     @pytest.fixture
@@ -81,11 +97,9 @@ class StoreContract:
 
     @pytest.fixture
     def store(self, store_path: Path) -> Iterator[Store]:
-        store = self.make_store(store_path, self.dim)
+        store = self.make_store(store_path, self.dim, self.model)
         yield store
-        close = getattr(store, "close", None)
-        if close is not None:
-            close()
+        store.close()
 
     @pytest.fixture
     def library(self, store: Store) -> dict[str, tuple[list[Chunk], np.ndarray]]:
@@ -107,6 +121,15 @@ class StoreContract:
         for chunks, vectors in docs.values():
             store.replace(chunks, vectors)
         return docs
+
+    def reopen(self, store: Store, location: Path, model: str | None = None) -> Store:
+        """Close `store` and open its location again (as another process would)."""
+        store.close()
+        return self.make_store(location, self.dim, model or self.model)
+
+
+class WriteContract(StoreFixtures):
+    """Adding, replacing and deleting the chunks of sources."""
 
     # -- writing ------------------------------------------------------------------------------
 
@@ -160,7 +183,14 @@ class StoreContract:
         assert store.delete_sources(["it's o'brien's"]) == 1
         assert store.count() == 0
 
-    def test_replace_is_atomic_for_readers(self, store: Store) -> None:
+
+class ReplaceVisibilityContract(StoreFixtures):
+    """What readers see while a source is replaced, over and over, by its next version."""
+
+    def test_capabilities_are_known(self, store: Store) -> None:
+        assert store.capabilities <= CAPABILITIES
+
+    def test_readers_never_see_a_gap_nor_with_atomic_replace_a_mix(self, store: Store) -> None:
         texts = [f"Marker paragraph {i} about atomic swaps." for i in range(12)]
         versions = [document(f"doc-v{n}", texts, seed=10 + n) for n in (1, 2)]
         store.replace(*versions[0])
@@ -188,7 +218,13 @@ class StoreContract:
             reader.join()
         assert len(seen) > 4
         for kind, sources, count in seen:
-            assert len(sources) == 1 and count == len(texts), (kind, sources, count)
+            assert sources and count >= len(texts), (kind, sources, count)  # never a gap
+            if ATOMIC_REPLACE in store.capabilities:
+                assert len(sources) == 1 and count == len(texts), (kind, sources, count)
+
+
+class KeywordSearchContract(StoreFixtures):
+    """BM25 over chunk text."""
 
     # -- keyword search -----------------------------------------------------------------------
 
@@ -231,6 +267,10 @@ class StoreContract:
         assert hit.vector_similarity == pytest.approx(float(query @ vectors[3]), abs=1e-4)
         assert store.keyword_search("invoice 48213", 1)[0].vector_similarity is None
 
+
+class VectorSearchContract(StoreFixtures):
+    """Nearest chunks by cosine."""
+
     # -- vector search ------------------------------------------------------------------------
 
     def test_vector_finds_nearest(self, store: Store, library: dict) -> None:
@@ -262,6 +302,10 @@ class StoreContract:
         scores = [hit.score for hit in hits]
         assert scores == sorted(scores, reverse=True)
 
+
+class FilterContract(StoreFixtures):
+    """Filters apply before the top k is cut."""
+
     # -- filters ------------------------------------------------------------------------------
 
     @pytest.mark.parametrize(
@@ -292,6 +336,10 @@ class StoreContract:
         # Filters apply before the top k is cut (a prefilter), so k results still come back.
         assert len(store.keyword_search(query, 2, where)) == min(2, len(expected))
         assert len(store.vector_search(probe, 2, where)) == min(2, len(everything))
+
+
+class LookupContract(StoreFixtures):
+    """Counts, the chunks of a source and stored vectors."""
 
     # -- lookups ------------------------------------------------------------------------------
 
@@ -335,20 +383,103 @@ class StoreContract:
         np.testing.assert_allclose(found[wanted[0]], vectors[0], atol=1e-6)
         np.testing.assert_allclose(found[wanted[1]], vectors[3], atol=1e-6)
 
+
+class LifecycleContract(StoreFixtures):
+    """Persistence, health, optimize and the one-model rule."""
+
     def test_persists_across_reopen(self, store: Store, store_path: Path, library: dict) -> None:
-        close = getattr(store, "close", None)
-        if close is not None:
-            close()
-        reopened = self.make_store(store_path, self.dim)
+        reopened = self.reopen(store, store_path)
         try:
             assert reopened.count() == 10
             assert reopened.keyword_search("invoice 48213", 1)[0].chunk.chunk_id == "report#3"
             chunks, vectors = library["memo"]
             assert reopened.vector_search(vectors[2], 1)[0].chunk == chunks[2]
         finally:
-            close = getattr(reopened, "close", None)
-            if close is not None:
-                close()
+            reopened.close()
+
+    def test_health_counts_rows_and_optimize_catches_up(self, store: Store, library: dict) -> None:
+        health = store.health()
+        assert health.rows == 10 and health.location
+        store.optimize()
+        after = store.health()
+        assert after.rows == 10
+        assert after.keyword_unindexed == 0 and after.vector_unindexed == 0
+        assert store.keyword_search("invoice 48213", 1)[0].chunk.chunk_id == "report#3"
+
+    def test_empty_store_is_healthy(self, store: Store) -> None:
+        assert store.health().rows == 0
+        store.optimize()  # nothing to do is not an error
+
+    def test_reused_vectors_belong_to_the_model(
+        self, store: Store, store_path: Path, library: dict
+    ) -> None:
+        """Another model's vectors are never reused, even for the same text and dimension: an
+        index of one model refuses to be opened for another (its vectors are not comparable)."""
+        chunks, _ = library["report"]
+        assert store.vectors_for([chunks[0].embedded_sha256])  # this model's: reused
+        other = self.reopen(store, store_path, model="another-model-same-dim")
+        try:
+            with pytest.raises(StoreError, match="another-model-same-dim"):
+                other.vectors_for([chunks[0].embedded_sha256])
+            with pytest.raises(StoreError):
+                other.replace(chunks[:1], unit_vectors(1, 40))
+        finally:
+            other.close()
+        again = self.make_store(store_path, self.dim, self.model)
+        try:
+            assert again.count() == 10  # refusing changed nothing
+        finally:
+            again.close()
+
+
+class SharedWritersContract(StoreFixtures):
+    """Two stores on one location, as two processes or machines would open it."""
+
+    def test_two_writers_lose_no_commit_and_see_each_other(
+        self, store: Store, store_path: Path
+    ) -> None:
+        if SHARED_WRITERS not in store.capabilities:
+            pytest.skip("the store does not claim shared writers")
+        store.replace(*document("seed", ["The first commit."], seed=50))
+        second = self.make_store(store_path, self.dim, self.model)
+        errors: list[BaseException] = []
+
+        def write(target: Store, name: str, seed: int) -> None:
+            try:
+                for i in range(6):
+                    target.replace(*document(f"{name}-{i}", [f"{name} note {i}."], seed + i))
+            except BaseException as error:  # reported below, not lost in the thread
+                errors.append(error)
+
+        threads = [
+            threading.Thread(target=write, args=(store, "left", 60)),
+            threading.Thread(target=write, args=(second, "right", 70)),
+        ]
+        try:
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert not errors, errors
+            expected = {"seed"} | {f"{side}-{i}" for side in ("left", "right") for i in range(6)}
+            assert store.source_ids() == expected
+            assert second.source_ids() == expected
+            assert second.keyword_search("left note 5", 1)[0].chunk.source_id == "left-5"
+        finally:
+            second.close()
+
+
+class StoreContract(
+    WriteContract,
+    ReplaceVisibilityContract,
+    KeywordSearchContract,
+    VectorSearchContract,
+    FilterContract,
+    LookupContract,
+    LifecycleContract,
+    SharedWritersContract,
+):
+    """Everything a Store must show; subclasses implement `make_store`."""
 
 
 def _matches(chunk: Chunk, where: Filter) -> bool:
