@@ -6,6 +6,7 @@ ask here instead of constructing parts themselves.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -15,12 +16,13 @@ from polyrag.agent.memory import Memory
 from polyrag.agent.steps import Steps
 from polyrag.agent.tools.registry import Toolbox, builtin_tools, load_user_tools
 from polyrag.chats import ChatStore
+from polyrag.errors import ConfigError
 from polyrag.index.embed.base import Embedder
 from polyrag.index.embed.onnx import OnnxMiniLM
 from polyrag.index.store.base import Store
 from polyrag.index.store.lancedb import LanceStore
 from polyrag.index.tables.sqlite import SqliteTableStore
-from polyrag.ingest.manifest import Manifest
+from polyrag.ingest.manifest import Manifest, SqliteManifest
 from polyrag.llm.base import ChatModel
 from polyrag.llm.fallback import FallbackChain
 from polyrag.llm.local import LocalLlamaModel
@@ -43,8 +45,22 @@ def embedder(settings: Settings) -> OnnxMiniLM:
 
 
 def store(settings: Settings, embedder: Embedder) -> Store:
-    """The index: a LanceDB database in the home, or where `store.uri` says."""
+    """The index: a LanceDB database in the home, or where `store.uri` says; or Milvus."""
     config = settings.store
+    if config.engine == "milvus":
+        try:
+            from polyrag.index.store.milvus import MilvusStore
+        except ImportError as error:
+            raise ConfigError(
+                f"store.engine = milvus needs pymilvus ({error.name} is not installed)",
+                hint="pip install 'polyrag[milvus]'",
+            ) from None
+        return MilvusStore(
+            config.uri or Path(settings.home) / "milvus.db",
+            embedder.dim,
+            model=embedder.model_id,
+            token=os.environ.get(config.token_env, "") if config.token_env else "",
+        )
     return LanceStore(
         config.uri or Path(settings.home) / "index",
         dim=embedder.dim,
@@ -64,7 +80,7 @@ def chats(settings: Settings) -> ChatStore:
 
 
 def manifest(settings: Settings) -> Manifest:
-    return Manifest(Path(settings.home) / "manifest.sqlite")
+    return SqliteManifest(Path(settings.home) / "manifest.sqlite")
 
 
 def retriever(settings: Settings, store: Store, embedder: OnnxMiniLM) -> HybridRetriever:

@@ -262,11 +262,19 @@ class IngestSettings(_Section):
 class StoreSettings(_Section):
     """Where the index lives and which engine holds it."""
 
-    engine: Literal["lancedb"] = Field("lancedb", description="The store engine.")
+    engine: Literal["lancedb", "milvus"] = Field(
+        "lancedb",
+        description="lancedb (embedded; a folder or object storage) or milvus (a Milvus server, "
+        "or Milvus Lite in a local .db folder; needs the `milvus` extra).",
+    )
     uri: str | None = Field(
         None,
-        description="A folder, or s3://bucket/prefix on S3-compatible object storage shared by "
-        "several servers and ingest workers; default: <home>/index.",
+        description="lancedb: a folder, or s3://bucket/prefix on S3-compatible object storage "
+        "shared by several servers and ingest workers; default <home>/index. milvus: a server "
+        "address (http://host:19530) or a local path ending in .db; default <home>/milvus.db.",
+    )
+    token_env: str | None = Field(
+        None, description="milvus: the environment variable holding the server's token."
     )
     endpoint: str | None = Field(
         None,

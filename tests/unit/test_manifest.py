@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from polyrag.ingest.discover import discover
-from polyrag.ingest.manifest import INDEXED, INDEXING, Entry, Manifest
+from polyrag.ingest.manifest import INDEXED, INDEXING, Entry, SqliteManifest
 
 
 def entry(path: str, source_id: str) -> Entry:
@@ -11,11 +11,11 @@ def entry(path: str, source_id: str) -> Entry:
 
 
 def test_begin_finish_find_remove(tmp_path: Path) -> None:
-    manifest = Manifest(tmp_path / "m.sqlite")
+    manifest = SqliteManifest(tmp_path / "m.sqlite")
     manifest.begin(entry("/a.txt", "abcdef123456"))
     assert manifest.get("/a.txt").status == INDEXING  # type: ignore[union-attr]
     manifest.finish("/a.txt", 5)
-    reopened = Manifest(tmp_path / "m.sqlite")
+    reopened = SqliteManifest(tmp_path / "m.sqlite")
     got = reopened.get("/a.txt")
     assert got is not None and got.status == INDEXED and got.chunks == 5
     assert [e.path for e in reopened.find("abcdef")] == ["/a.txt"]
@@ -53,16 +53,16 @@ def test_old_manifest_gains_parent_column(tmp_path: Path) -> None:
     )
     db.commit()
     db.close()
-    manifest = Manifest(file)
+    manifest = SqliteManifest(file)
     [old] = manifest.all()
     assert old.path == "/a.txt" and old.parent is None and old.status == INDEXED
     child = Entry("/a.txt#b.txt", "def", "f", 1, "text", "1", 1, 1, INDEXING, None, None, 0.0)
     manifest.begin(child.__class__(**{**child.__dict__, "parent": "/a.txt"}))
-    assert [e.path for e in Manifest(file).children("/a.txt")] == ["/a.txt#b.txt"]
+    assert [e.path for e in SqliteManifest(file).children("/a.txt")] == ["/a.txt#b.txt"]
 
 
 def test_children_at_any_depth_and_sources_under_a_folder(tmp_path: Path) -> None:
-    manifest = Manifest(tmp_path / "m.sqlite")
+    manifest = SqliteManifest(tmp_path / "m.sqlite")
     rows = [
         ("/d/mail.eml", None),
         ("/d/mail.eml#a.zip", "/d/mail.eml"),
@@ -82,7 +82,7 @@ def test_children_at_any_depth_and_sources_under_a_folder(tmp_path: Path) -> Non
 
 
 def test_transaction_rolls_back_on_error(tmp_path: Path) -> None:
-    manifest = Manifest(tmp_path / "m.sqlite")
+    manifest = SqliteManifest(tmp_path / "m.sqlite")
     try:
         with manifest.transaction():
             manifest.begin(entry("/a.txt", "abcdef123456"))

@@ -1,10 +1,12 @@
 """The manifest: what is indexed, from which file version, and whether it finished.
 
-One SQLite table keyed by path: a file's absolute path, a URL, or `<parent path>#<name>` for a
-file carried inside another (an e-mail attachment, an archive member), whose `parent` column
-names the source that holds it. A row in status `indexing` means a run stopped between starting
-and finishing that source; the next run redoes it. A parent and its children are written in
-one transaction, so no half-indexed parent is ever `indexed`.
+`Manifest` is the seam (a manifest could live beside a shared index, as a table in the same
+database); `SqliteManifest` keeps it in one SQLite table in the home. Rows are keyed by path:
+a file's absolute path, a URL, or `<parent path>#<name>` for a file carried inside another (an
+e-mail attachment, an archive member), whose `parent` column names the source that holds it.
+A row in status `indexing` means a run stopped between starting and finishing that source; the
+next run redoes it. A parent and its children are written in one transaction, so no
+half-indexed parent is ever `indexed`.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 INDEXING = "indexing"
 INDEXED = "indexed"
@@ -51,10 +53,17 @@ class Entry:
     chunks: int
     pages: int
     status: str
+    # While `indexing`: the source ids of this path that may still be in the index, space
+    # separated (more than one when earlier runs stopped before finishing); the commit deletes
+    # them. NULL once `indexed`.
     previous_source_id: str | None
     error: str | None
     updated_at: float
     parent: str | None = None  # the source that carries this one (`path` is `<parent>#<name>`)
+
+    @property
+    def previous_ids(self) -> tuple[str, ...]:
+        return tuple((self.previous_source_id or "").split())
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -72,8 +81,57 @@ class Entry:
         }
 
 
-class Manifest:
-    """Safe to share between threads: every statement and transaction holds one lock."""
+class Manifest(Protocol):
+    """The sources of one index, keyed by path. Written by one ingest at a time."""
+
+    def get(self, path: str) -> Entry | None: ...
+
+    def all(self) -> list[Entry]:
+        """Every source, by path."""
+        ...
+
+    def by_source_id(self, source_id: str) -> list[Entry]: ...
+
+    def children(self, path: str) -> list[Entry]:
+        """Every source carried inside `path`, at any depth (children before grandchildren)."""
+        ...
+
+    def top_level_under(self, folder: str) -> list[Entry]:
+        """Sources given as files (not children, not URLs) whose path lies inside `folder`."""
+        ...
+
+    def find(self, id_or_path: str) -> list[Entry]:
+        """Entries with this path (as given or absolute), else whose source id starts so."""
+        ...
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """Changes made inside are kept together or not at all."""
+        ...
+
+    def begin(self, entry: Entry) -> None:
+        """Record that `entry` is being indexed (status `indexing`)."""
+        ...
+
+    def finish(self, path: str, chunks: int) -> None:
+        """Mark `path` indexed with this many chunks; its previous ids are forgotten."""
+        ...
+
+    def note_error(self, path: str, error: str) -> None:
+        """Keep the last failure beside an indexed version (which stays searchable)."""
+        ...
+
+    def remove(self, path: str) -> None: ...
+
+    def source_in_use(self, source_id: str, *, besides: str | Sequence[str]) -> bool:
+        """Whether a path other than `besides` still holds `source_id`."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class SqliteManifest:
+    """The manifest in a SQLite file. Safe to share between threads: every statement and
+    transaction holds one lock; other processes wait for a write (busy timeout)."""
 
     def __init__(self, file: Path) -> None:
         file.parent.mkdir(parents=True, exist_ok=True)

@@ -358,7 +358,7 @@ class Ingestor:
         candidates = {entry.source_id for entry in entries}
         for path, row in old.items():
             if path not in kept:
-                candidates |= {row.source_id, row.previous_source_id or ""}
+                candidates |= {row.source_id, *row.previous_ids}
         replaces = sorted(
             sid
             for sid in candidates - kept_ids - {""}
@@ -372,13 +372,15 @@ class Ingestor:
             for path, _parent, result in family.parsed:  # keyed by content: safe to write first
                 self._tables.put(result.source_id, path, result.tables)
             self._store.replace(chunks, vectors, replaces=replaces)
+            # Before the rows are finished: a stop in between leaves them `indexing`, naming
+            # the replaced ids, so that no table outlives the manifest's knowledge of it.
+            written = {entry.source_id for entry in entries}
+            self._tables.delete_sources(sorted(set(replaces) - written))
             with self._manifest.transaction():
                 for entry in entries:
                     self._manifest.finish(entry.path, entry.chunks)
                 for path in gone:
                     self._manifest.remove(path)
-            written = {entry.source_id for entry in entries}
-            self._tables.delete_sources(sorted(set(replaces) - written))
         except PolyragError as error:
             return _Outcome(
                 root, "failed", error.one_line(), failed=[{"path": root, "error": error.one_line()}]
@@ -457,9 +459,16 @@ class _Committer(threading.Thread):
 
 
 def _entry(path: str, parent: str | None, result: ParseResult, old: Entry | None) -> Entry:
-    previous = old.previous_source_id if old else None
-    if old and old.source_id != result.source_id:
-        previous = old.source_id
+    """The row that marks `path` as being indexed at its new version. It names every older
+    version that may still have chunks in the index: the last indexed one, and the versions
+    of runs that stopped between starting and finishing (their chunks may or may not have been
+    committed), so that whichever is there is deleted by the commit that finishes."""
+    previous: set[str] = set()
+    if old is not None:
+        previous.add(old.source_id)
+        if old.status != INDEXED:
+            previous.update(old.previous_ids)
+    previous.discard(result.source_id)
     return Entry(
         path=path,
         source_id=result.source_id,
@@ -470,7 +479,7 @@ def _entry(path: str, parent: str | None, result: ParseResult, old: Entry | None
         chunks=len(result.chunks),
         pages=result.pages,
         status=INDEXING,
-        previous_source_id=previous,
+        previous_source_id=" ".join(sorted(previous)) or None,
         error=None,
         updated_at=0.0,
         parent=parent,

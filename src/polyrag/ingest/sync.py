@@ -41,7 +41,7 @@ def remove_source(
     """Remove a source and the sources inside it; returns every row removed."""
     rows = [entry, *manifest.children(entry.path)]
     paths = [row.path for row in rows]
-    ids = {sid for row in rows for sid in (row.source_id, row.previous_source_id) if sid}
+    ids = {sid for row in rows for sid in (row.source_id, *row.previous_ids)}
     stale = sorted(sid for sid in ids if not manifest.source_in_use(sid, besides=paths))
     store.delete_sources(stale)
     tables.delete_sources(stale)

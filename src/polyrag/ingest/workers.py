@@ -257,7 +257,11 @@ def main() -> None:
             return
         if job is None:
             return
-        conn.send(worker.run(job))
+        result = worker.run(job)
+        try:
+            conn.send(result)
+        except OSError:  # the main process is gone (killed): nobody wants the result
+            return
 
 
 def _limit_memory(megabytes: int) -> None:

@@ -71,6 +71,10 @@ class SqliteTableStore:
         with self._lock:
             self._db.execute(f"DELETE FROM tables WHERE source_id IN ({marks})", list(source_ids))
 
+    def source_ids(self) -> set[str]:
+        with self._lock:
+            return {row[0] for row in self._db.execute("SELECT DISTINCT source_id FROM tables")}
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
