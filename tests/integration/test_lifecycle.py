@@ -116,3 +116,32 @@ def test_the_same_words_under_another_heading_are_embedded_anew(
     for chunk in found:
         expected = library.embedder.embed([chunk.embedded_text])[0]
         assert abs(float(stored[chunk.embedded_sha256] @ expected) - 1.0) < 1e-4
+
+
+class Crash(BaseException):
+    """Stands for the process dying at that point (nothing below it runs)."""
+
+
+def test_a_file_interrupted_twice_leaves_nothing_behind(
+    library: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = tmp_path / "note.md"
+    doc.write_text("# Note\n\nVersion one of the note.\n")
+    library.ingest([doc])
+    store_class = type(library.store)
+    commit = store_class.replace
+
+    def crash(*args: object, **kwargs: object) -> None:
+        raise Crash
+
+    for version in ("two", "three"):  # each run stops before its index commit
+        doc.write_text(f"# Note\n\nVersion {version} of the note.\n")
+        monkeypatch.setattr(store_class, "replace", crash)
+        with pytest.raises(Crash):
+            library.ingest([doc])
+    monkeypatch.setattr(store_class, "replace", commit)
+    library.ingest([doc])
+    [entry] = library.sources()
+    assert entry.status == INDEXED
+    assert library.store.source_ids() == {entry.source_id}  # version one is gone too
+    assert "three" in texts_for(library, "version of the note")[0]
