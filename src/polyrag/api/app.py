@@ -34,6 +34,7 @@ from polyrag.api.routers import (
     sources,
     workspaces,
 )
+from polyrag.api.routers.sources import resume_uploads
 from polyrag.api.workspaces import Workspaces
 from polyrag.mcp.server import build_server
 from polyrag.settings import Settings, load_settings
@@ -51,7 +52,8 @@ def create_app(settings: Settings) -> FastAPI:
     mcp_http = mcp.streamable_http_app(streamable_http_path="/mcp", host=settings.server.host)
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        resume_uploads(registry, app.state.jobs)  # what a stopped server left unindexed
         try:
             async with mcp.session_manager.run():  # the MCP sessions live as long as the app
                 yield

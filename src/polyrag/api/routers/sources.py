@@ -3,6 +3,7 @@ delete what is indexed."""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tempfile
@@ -13,17 +14,23 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Query, Response, UploadFile
 from fastapi.responses import FileResponse
 
+from polyrag import build
 from polyrag.api.deps import EngineDep, JobsDep, WorkspaceName
+from polyrag.api.jobs import Job, Jobs
 from polyrag.api.schemas import UrlBody
+from polyrag.api.workspaces import Workspaces
 from polyrag.engine import Engine
 from polyrag.errors import ConfigError, SourceNotFoundError, UploadError, UploadTooLargeError
-from polyrag.ingest.manifest import Entry
+from polyrag.ingest.manifest import INDEXED, Entry
+from polyrag.settings import Settings
 from polyrag.view import SLIDE_DECKS, mail_headers, page_png, slides_as_pdf, table_rows
 
 router = APIRouter(prefix="/api/v1/workspaces/{workspace}", tags=["sources"])
 
 UPLOADS = "uploads"  # under the workspace's home: the files people uploaded, kept as given
+_PARTIAL = ".upload-"  # a file still being received, beside its target in UPLOADS
 _CHUNK = 1 << 20
+log = logging.getLogger(__name__)
 
 
 @router.get("/sources", summary="List the sources with their status, chunks and pages")
@@ -249,9 +256,50 @@ def _shown(entry: Entry) -> dict[str, Any]:
     return shown
 
 
+def resume_uploads(registry: Workspaces, jobs: Jobs) -> list[Job]:
+    """At start: delete what a stopped server was still receiving (its client got no answer, so
+    it knows to send again), and start an ingest job for each workspace whose uploaded files
+    are not indexed at their current version (the server stopped before or while their job
+    ran). Returns the jobs started."""
+    started: list[Job] = []
+    for name in registry.names():
+        home = registry.home(name)
+        pending = _unindexed_uploads(registry.settings, home)
+        if pending:
+            log.info("workspace %s: indexing %d upload(s) left by a stop", name, len(pending))
+            started.append(jobs.start(name, registry.engine(name), pending))
+    return started
+
+
+def _unindexed_uploads(settings: Settings, home: Path) -> list[Path]:
+    folder = home / UPLOADS
+    if not folder.is_dir():
+        return []
+    for partial in folder.glob(f"{_PARTIAL}*"):
+        partial.unlink(missing_ok=True)
+    manifest = build.manifest(settings.model_copy(update={"home": home}))
+    try:
+        entries = {entry.path: entry for entry in manifest.all()}
+    finally:
+        manifest.close()
+    pending: list[Path] = []
+    for file in sorted(folder.iterdir()):
+        if not file.is_file():
+            continue
+        entry, stat = entries.get(str(file.resolve())), file.stat()
+        if (
+            entry is None
+            or entry.status != INDEXED
+            or entry.size != stat.st_size
+            or stat.st_mtime > entry.updated_at
+        ):
+            pending.append(file)
+    return pending
+
+
 def _receive(upload_file: UploadFile, name: str, folder: Path, limit: int) -> Path:
     """One upload written to a temporary file beside its target, within the size limit."""
-    handle, partial = tempfile.mkstemp(dir=folder, prefix=".upload-")
+    handle, partial = tempfile.mkstemp(dir=folder, prefix=_PARTIAL)
     written = 0
     try:
         with os.fdopen(handle, "wb") as out:
