@@ -23,6 +23,7 @@ from polyrag.index.store.base import Store
 from polyrag.index.store.lancedb import LanceStore
 from polyrag.index.tables.sqlite import SqliteTableStore
 from polyrag.ingest.manifest import Manifest, SqliteManifest
+from polyrag.ingest.workers import ParsePool, Pool
 from polyrag.llm.base import ChatModel
 from polyrag.llm.fallback import FallbackChain
 from polyrag.llm.local import LocalLlamaModel
@@ -68,6 +69,16 @@ def store(settings: Settings, embedder: Embedder) -> Store:
         storage_options=config.storage_options(),
         staleness=timedelta(seconds=config.staleness_s),
     )
+
+
+def parse_pool(settings: Settings) -> Pool:
+    """Where sources are read, parsed (and on a cluster embedded): worker processes here, or
+    Ray actors when `ingest.cluster` names a cluster."""
+    if settings.ingest.cluster:
+        from polyrag.ingest.cluster import RayPool
+
+        return RayPool(settings, settings.ingest.cluster)
+    return ParsePool(settings)
 
 
 def table_store(settings: Settings) -> SqliteTableStore:

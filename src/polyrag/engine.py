@@ -34,7 +34,6 @@ from polyrag.ingest.manifest import INDEXED, Entry, Manifest
 from polyrag.ingest.pipeline import Ingestor, IngestReport, Progress
 from polyrag.ingest.sync import remove_source
 from polyrag.ingest.watch import snapshot, watch_folders
-from polyrag.ingest.workers import ParsePool
 from polyrag.llm.fallback import FallbackChain
 from polyrag.retrieve.base import RetrievalResult, SearchMode
 from polyrag.retrieve.hybrid import HybridRetriever
@@ -127,7 +126,7 @@ class Engine:
     def ingestor(self) -> Ingestor:
         """Parse workers and the committer; close it (or use `with`) to stop the workers."""
         return Ingestor(
-            pool=ParsePool(self.settings),
+            pool=build.parse_pool(self.settings),
             embedder=self.embedder,
             store=self.store,
             manifest=self.manifest,

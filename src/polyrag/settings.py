@@ -257,6 +257,14 @@ class IngestSettings(_Section):
     watch_interval_s: float = Field(
         1.0, gt=0, description="How often `ingest --watch` looks for changed files."
     )
+    cluster: str | None = Field(
+        None,
+        description="A Ray cluster's address (host:6379, ray://host:10001, or auto) to read, "
+        "parse and embed on; commits stay in this process. Needs Ray (the `cluster` extra).",
+    )
+    cluster_workers: int = Field(
+        0, ge=0, description="Ray actors to use; 0 = one per CPU the cluster offers."
+    )
 
 
 class StoreSettings(_Section):

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -51,6 +51,17 @@ PasswordOption = Annotated[
     str | None,
     typer.Option("--password", help="Opens password-protected files (PDF, Office, ZIP)."),
 ]
+ClusterOption = Annotated[
+    str | None,
+    typer.Option(
+        "--cluster",
+        help="Read, parse and embed on this Ray cluster (host:6379, ray://host:10001, auto).",
+    ),
+]
+
+
+def _cluster(address: str | None) -> dict[str, Any]:
+    return {"ingest": {"cluster": address}} if address else {}
 
 
 @app.command()
@@ -65,6 +76,7 @@ def ingest(
         bool,
         typer.Option("--force", help="Read unchanged files again (after changing parse settings)."),
     ] = False,
+    cluster: ClusterOption = None,
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -72,7 +84,7 @@ def ingest(
 
     Unchanged sources are skipped (unless --force); an interrupted run is finished by the next
     one."""
-    with engine_for(home) as engine:
+    with engine_for(home, **_cluster(cluster)) as engine:
         if watch:
             engine.watch(
                 paths,
@@ -91,13 +103,14 @@ def ingest(
 def sync(
     paths: Annotated[list[str], typer.Argument(help="Folders (or files) to keep in step.")],
     password: PasswordOption = None,
+    cluster: ClusterOption = None,
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Add new files, re-index changed ones and drop sources whose files are gone from these
     folders. Exit 1 when any file failed, 130 on Ctrl-C."""
     show_bar = not as_json and err.is_terminal
-    with engine_for(home) as engine, _progress(show_bar) as on_progress:
+    with engine_for(home, **_cluster(cluster)) as engine, _progress(show_bar) as on_progress:
         report = engine.sync(paths, on_progress=on_progress, password=password)
     _print_report(report, as_json)
     raise typer.Exit(0 if report.ok else 1)

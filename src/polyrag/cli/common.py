@@ -27,11 +27,12 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for machine
 
 
 @contextmanager
-def engine_for(home: Path | None) -> Iterator[Engine]:
-    """An engine for the chosen home; polyrag errors end the command with one line."""
+def engine_for(home: Path | None, **overrides: Any) -> Iterator[Engine]:
+    """An engine for the chosen home (settings overridden as given); polyrag errors end the
+    command with one line."""
     engine: Engine | None = None
     try:
-        engine = Engine(load_settings(home))
+        engine = Engine(load_settings(home, **overrides))
         yield engine
     except PolyragError as error:
         err.print(f"error: {error.one_line()}", markup=False)

@@ -32,7 +32,7 @@ from polyrag.index.tables.base import TableStore
 from polyrag.ingest.discover import discover
 from polyrag.ingest.manifest import INDEXED, INDEXING, Entry, Manifest
 from polyrag.ingest.sync import remove_source, shielded, vanished
-from polyrag.ingest.workers import Known, ParseJob, ParsePool, ParseResult
+from polyrag.ingest.workers import Known, ParseJob, ParseResult, Pool
 from polyrag.settings import Settings
 from polyrag.types import Chunk
 
@@ -126,7 +126,7 @@ class Ingestor:
 
     def __init__(
         self,
-        pool: ParsePool,
+        pool: Pool,
         embedder: Embedder,
         store: Store,
         manifest: Manifest,
@@ -346,7 +346,13 @@ class Ingestor:
             if any(path == same or path.startswith(same + "#") for same in family.unchanged)
         }
         chunks = [chunk for _p, _parent, result in family.parsed for chunk in result.chunks]
-        vectors = self._vectors(chunks, stopping)
+        made = {  # vectors a cluster worker made with the same model
+            chunk.embedded_sha256: vector
+            for _p, _parent, result in family.parsed
+            if result.vectors is not None and result.embed_model == self._embedder.model_id
+            for chunk, vector in zip(result.chunks, result.vectors, strict=True)
+        }
+        vectors = self._vectors(chunks, stopping, made)
         if vectors is None:
             return None
         entries = [
@@ -396,10 +402,14 @@ class Ingestor:
         pages = sum(entry.pages for entry in entries)
         return _Outcome(root, "ingested", detail, ingested, failed, pages)
 
-    def _vectors(self, chunks: list[Chunk], stopping: threading.Event) -> np.ndarray | None:
-        """Embeddings for the chunks, reusing stored vectors of identical embedded texts."""
+    def _vectors(
+        self, chunks: list[Chunk], stopping: threading.Event, made: dict[str, np.ndarray]
+    ) -> np.ndarray | None:
+        """Embeddings for the chunks: those `made` already (by a cluster worker), stored vectors
+        of identical embedded texts, and the rest embedded here."""
         hashes = [chunk.embedded_sha256 for chunk in chunks]
-        known = self._store.vectors_for(sorted(set(hashes))) if chunks else {}
+        missing = sorted(set(hashes) - made.keys())
+        known = {**(self._store.vectors_for(missing) if missing else {}), **made}
         out = np.empty((len(chunks), self._embedder.dim), dtype=np.float32)
         todo = [i for i, h in enumerate(hashes) if h not in known]
         for i, h in enumerate(hashes):

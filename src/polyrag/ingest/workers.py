@@ -27,6 +27,9 @@ from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
+from typing import Protocol
+
+import numpy as np
 
 from polyrag.chunk.chunker import Chunker
 from polyrag.chunk.tables import TABLES_VERSION, collect_tables
@@ -78,10 +81,37 @@ class ParseResult:
     attachments: tuple[Attachment, ...] = ()
     unchanged: bool = False
     error: str | None = None
+    # On a cluster the worker embeds too: one vector per chunk, made by `embed_model`.
+    vectors: np.ndarray | None = None
+    embed_model: str = ""
 
     @property
     def source_id(self) -> str:
         return self.sha256[:20]
+
+
+class Pool(Protocol):
+    """Where parse jobs run: worker processes here (`ParsePool`) or a cluster (`RayPool`)."""
+
+    @property
+    def size(self) -> int:
+        """How many jobs run at once."""
+        ...
+
+    @property
+    def load(self) -> int:
+        """Jobs waiting or running."""
+        ...
+
+    def submit(self, job: ParseJob, *, first: bool = False) -> None: ...
+
+    def results(self, timeout: float) -> list[ParseResult]:
+        """Start waiting jobs, then return what finished within `timeout` seconds."""
+        ...
+
+    def close(self) -> None:
+        """Stop now; running jobs are abandoned."""
+        ...
 
 
 @dataclass
