@@ -20,6 +20,7 @@ SECTIONS = (
     "## Scans and recordings",
     "## Answers with the local model",
     "## The server under load",
+    "## Scale: the index on object storage",
     "## Retrieval quality (tiny,",
     "## Finding the evidence",
     "## Question answering",
@@ -48,6 +49,12 @@ def test_the_benchmark_suite_runs_on_a_tiny_dataset(tmp_path: Path) -> None:
     server = results["server"]
     assert server["errors"] == 0 and server["asks"] == 1 and server["searches"] == 1
     assert server["first_event_p50_ms"] <= server["answer_p50_ms"]
+    store, cluster = results["scale"]["store"], results["scale"]["cluster"]
+    assert store["chunks"] == 2000 and store["disk_mb"] > 0
+    assert all(store[where]["p50_ms"] > 0 for where in ("local", "s3", "s3_staleness_10s"))
+    runs = [cluster[key] for key in ("local", "ray_1_node", "ray_2_node")]
+    assert all(run["failed"] == 0 and run["ingested"] == cluster["pdfs"] == 2 for run in runs)
+    assert len({run["chunks"] for run in runs}) == 1  # the same chunks, wherever parsed
     hybrid = results["scifact"]["test"]["results"]["hybrid"]
     assert hybrid["recall@10"] == 1.0  # five documents: every relevant one is in the top ten
     found = results["evidence"]["hotpotqa"]["collection"]

@@ -1,0 +1,266 @@
+"""Scale figures: hybrid search on a large index on local disk and on S3-compatible storage,
+the index's size and the memory of a process serving it; ingestion on a Ray cluster of one and
+of two nodes on this machine.
+
+    python -m bench.scale store --chunks 1000000
+    python -m bench.scale cluster --pdfs 6
+
+Each measurement runs in a child process of its own (`serve-queries`), so its memory is the
+serving process's alone, not the benchmark's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "eval"
+BUCKET = "polyrag-bench"
+
+
+# -- hybrid search at scale -------------------------------------------------------------------
+
+
+def bench_store(size: int, queries: int) -> dict[str, Any]:
+    """Build `size` synthetic chunks on disk, copy the index into a local S3 server, and time
+    hybrid searches (query embedding included) against each."""
+    from bench.synthetic import build_index
+    from polyrag.index.embed.onnx import OnnxMiniLM
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "index"
+        started = time.perf_counter()
+        build_index(folder, size, OnnxMiniLM.dim, batch=max(10_000, size // 10)).close()
+        build_s = time.perf_counter() - started
+        disk_mb = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 2**20
+        local = _serve_queries(str(folder), {}, queries)
+        with s3_server() as options:
+            started = time.perf_counter()
+            _upload(folder, options, "scale")
+            upload_s = time.perf_counter() - started
+            on_s3 = _serve_queries(f"s3://{BUCKET}/scale", options, queries)
+            on_s3_cached = _serve_queries(f"s3://{BUCKET}/scale", options, queries, staleness=10)
+    return {
+        "chunks": size,
+        "queries": queries,
+        "build_s": build_s,
+        "disk_mb": disk_mb,
+        "upload_s": upload_s,
+        "local": local,
+        "s3": on_s3,
+        "s3_staleness_10s": on_s3_cached,
+    }
+
+
+@contextmanager
+def s3_server() -> Iterator[dict[str, str]]:
+    """moto's S3 server on 127.0.0.1 with one bucket; yields LanceDB storage options."""
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        options = {
+            "aws_endpoint": f"http://{host}:{port}",
+            "allow_http": "true",
+            "aws_region": "us-east-1",
+            "aws_access_key_id": "bench",
+            "aws_secret_access_key": "bench",
+        }
+        _client(options).create_bucket(Bucket=BUCKET)
+        yield options
+    finally:
+        server.stop()
+
+
+def _client(options: dict[str, str]) -> Any:
+    import boto3
+
+    return boto3.client(
+        "s3",
+        endpoint_url=options["aws_endpoint"],
+        region_name=options["aws_region"],
+        aws_access_key_id=options["aws_access_key_id"],
+        aws_secret_access_key=options["aws_secret_access_key"],
+    )
+
+
+def _upload(folder: Path, options: dict[str, str], prefix: str) -> None:
+    client = _client(options)
+    for file in sorted(folder.rglob("*")):
+        if file.is_file():
+            client.upload_file(str(file), BUCKET, f"{prefix}/{file.relative_to(folder)}")
+
+
+def _serve_queries(
+    location: str, options: dict[str, str], queries: int, staleness: float = 0.0
+) -> dict[str, Any]:
+    """Run `serve-queries` in a child: its latencies and its peak memory."""
+    command = [sys.executable, "-m", "bench.scale", "serve-queries", location, str(queries)]
+    command += ["--options", json.dumps(options), "--staleness", str(staleness)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=REPO)
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def serve_queries(location: str, queries: int, options: dict[str, str], staleness: float) -> None:
+    """In the child: open the index as a server would, warm up, time hybrid searches."""
+    from polyrag import build
+    from polyrag.index.store.lancedb import LanceStore
+    from polyrag.retrieve.hybrid import HybridRetriever
+    from polyrag.settings import load_settings
+
+    questions = [
+        json.loads(line)["text"]
+        for line in (SHARED / "scifact" / "queries.jsonl").open(encoding="utf-8")
+    ][:queries]
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = load_settings(Path(tmp) / "home")
+        embedder = build.embedder(settings)
+        started = time.perf_counter()
+        store = LanceStore(
+            location,
+            embedder.dim,
+            model="synthetic-random",
+            storage_options=options,
+            staleness=timedelta(seconds=staleness),
+        )
+        retriever = HybridRetriever(store, embedder, settings.retrieve)
+        retriever.search(questions[0])
+        first_s = time.perf_counter() - started
+        for question in questions[1:6]:  # warm caches and the ONNX session
+            retriever.search(question)
+        totals = [retriever.search(q).timings_ms["total"] for q in questions]
+        store.close()
+    print(
+        json.dumps(
+            {
+                "p50_ms": float(np.percentile(totals, 50)),
+                "p95_ms": float(np.percentile(totals, 95)),
+                "open_and_first_search_s": first_s,
+                "rss_mb": _peak_rss_mb(),
+            }
+        )
+    )
+
+
+def _peak_rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+# -- ingestion on a Ray cluster ---------------------------------------------------------------
+
+
+def bench_cluster(files: list[Path]) -> dict[str, Any]:
+    """`polyrag ingest` of these files: here (one parse worker), and with --cluster on a Ray
+    cluster of one node and of two nodes, one CPU each."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "pdfs"
+        folder.mkdir()
+        for pdf in files:
+            (folder / pdf.name).symlink_to(pdf)
+        runs = {"local": _ingest(folder, Path(tmp) / "local", None)}
+        for nodes in (1, 2):
+            with ray_cluster(nodes, Path(tmp) / f"ray{nodes}") as address:
+                runs[f"ray_{nodes}_node"] = _ingest(folder, Path(tmp) / f"home{nodes}", address)
+    folder_name = str(files[0].parent.relative_to(SHARED)) if files else ""
+    return {"pdfs": len(files), "folder": folder_name, **runs}
+
+
+def _ingest(folder: Path, home: Path, cluster: str | None) -> dict[str, Any]:
+    command = [sys.executable, "-m", "polyrag.cli.app", "ingest", str(folder), "--json"]
+    command += ["--home", str(home), *(["--cluster", cluster] if cluster else [])]
+    # One embedding thread per worker: each Ray worker has one CPU of its own.
+    env = {**os.environ, "POLYRAG_EMBED__THREADS": "1"} if cluster else dict(os.environ)
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO)
+    seconds = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"ingest failed: {done.stderr[-1000:]}")
+    report = json.loads(done.stdout)
+    pages = sum(int(item.get("pages") or 0) for item in report["ingested"])
+    chunks = sum(int(item.get("chunks") or 0) for item in report["ingested"])
+    return {
+        "seconds": seconds,
+        "ingested": len(report["ingested"]),
+        "failed": len(report["failed"]),
+        "pages": pages,
+        "chunks": chunks,
+        "pages_per_s": pages / seconds,
+    }
+
+
+@contextmanager
+def ray_cluster(nodes: int, temp: Path) -> Iterator[str]:
+    """A Ray cluster on 127.0.0.1: a head and `nodes - 1` more nodes, one CPU each."""
+    ray = str(Path(sys.executable).with_name("ray"))
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    with socket.socket() as probe:  # a free port for the head
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    common = ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--object-store-memory=200000000"]
+    temp.mkdir(parents=True)
+    try:
+        head = [ray, "start", "--head", f"--port={port}", "--include-dashboard=false"]
+        head += [f"--temp-dir={temp}", "--disable-usage-stats", *common]
+        subprocess.run(head, check=True, capture_output=True, env=env)
+        for _ in range(nodes - 1):
+            subprocess.run(
+                [ray, "start", f"--address=127.0.0.1:{port}", "--disable-usage-stats", *common],
+                check=True,
+                capture_output=True,
+                env=env,
+            )
+        yield f"127.0.0.1:{port}"
+    finally:
+        subprocess.run([ray, "stop", "--force"], capture_output=True, env=env)
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    store = commands.add_parser("store", help="hybrid search at scale, on disk and on S3")
+    store.add_argument("--chunks", type=int, default=1_000_000)
+    store.add_argument("--queries", type=int, default=200)
+    cluster = commands.add_parser("cluster", help="ingestion on one and two Ray nodes")
+    cluster.add_argument("--pdfs", type=int, default=6)
+    child = commands.add_parser("serve-queries")
+    child.add_argument("location")
+    child.add_argument("queries", type=int)
+    child.add_argument("--options", default="{}")
+    child.add_argument("--staleness", type=float, default=0.0)
+    args = parser.parse_args()
+    if args.command == "store":
+        print(json.dumps(bench_store(args.chunks, args.queries), indent=1))
+    elif args.command == "cluster":
+        pdfs = sorted((SHARED / "financebench" / "pdfs").glob("*.pdf"))[: args.pdfs]
+        print(json.dumps(bench_cluster(pdfs), indent=1))
+    else:
+        serve_queries(args.location, args.queries, json.loads(args.options), args.staleness)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
