@@ -652,7 +652,12 @@ def render_scale(scale: dict[str, Any] | None) -> list[str]:
         "",
         f"`polyrag ingest` of {cluster['pdfs']} PDFs ({cluster['folder']}): here, and with "
         "`--cluster` on a Ray cluster on this machine of one node and of two nodes (one CPU and "
-        "one embedding thread each; the commits stay in the ingesting process).",
+        "one embedding thread each; the commits stay in the ingesting process). The three "
+        + (
+            "indexes hold the same chunk ids."
+            if cluster.get("same_chunk_ids")
+            else "indexes DIFFER in their chunk ids."
+        ),
         "",
         "| run | pages | chunks | seconds | pages/s | failed |",
         "|---|---:|---:|---:|---:|---:|",

@@ -180,12 +180,29 @@ def bench_cluster(files: list[Path]) -> dict[str, Any]:
         folder.mkdir()
         for pdf in files:
             (folder / pdf.name).symlink_to(pdf)
-        runs = {"local": _ingest(folder, Path(tmp) / "local", None)}
+        homes = {"local": Path(tmp) / "local"}
+        runs = {"local": _ingest(folder, homes["local"], None)}
         for nodes in (1, 2):
+            name = f"ray_{nodes}_node"
+            homes[name] = Path(tmp) / name
             with ray_cluster(nodes, Path(tmp) / f"ray{nodes}") as address:
-                runs[f"ray_{nodes}_node"] = _ingest(folder, Path(tmp) / f"home{nodes}", address)
+                runs[name] = _ingest(folder, homes[name], address)
+        reference = _chunk_ids(homes["local"])
+        same = all(_chunk_ids(home) == reference for home in homes.values())
     folder_name = str(files[0].parent.relative_to(SHARED)) if files else ""
-    return {"pdfs": len(files), "folder": folder_name, **runs}
+    return {"pdfs": len(files), "folder": folder_name, "same_chunk_ids": same, **runs}
+
+
+def _chunk_ids(home: Path) -> set[str]:
+    """Every chunk id in a home's index (ids derive from content and position)."""
+    from polyrag.index.embed.onnx import OnnxMiniLM
+    from polyrag.index.store.lancedb import LanceStore
+
+    store = LanceStore(home / "index", OnnxMiniLM.dim, model=OnnxMiniLM.model_id)
+    try:
+        return {c.chunk_id for sid in store.source_ids() for c in store.chunks_of(sid)}
+    finally:
+        store.close()
 
 
 def _ingest(folder: Path, home: Path, cluster: str | None) -> dict[str, Any]:
