@@ -21,7 +21,10 @@ from polyrag.index.embed.base import Embedder
 from polyrag.index.embed.onnx import OnnxMiniLM
 from polyrag.index.store.base import Store
 from polyrag.index.store.lancedb import LanceStore
+from polyrag.index.tables.base import TableStore
+from polyrag.index.tables.lance import LanceTableStore
 from polyrag.index.tables.sqlite import SqliteTableStore
+from polyrag.ingest.lance_manifest import LanceManifest
 from polyrag.ingest.manifest import Manifest, SqliteManifest
 from polyrag.ingest.workers import ParsePool, Pool
 from polyrag.llm.base import ChatModel
@@ -81,7 +84,16 @@ def parse_pool(settings: Settings) -> Pool:
     return ParsePool(settings)
 
 
-def table_store(settings: Settings) -> SqliteTableStore:
+def table_store(settings: Settings) -> TableStore:
+    """The tables read from sources: beside a shared index (`store.uri`) in its database, so
+    every server sees them; otherwise a SQLite file in the home."""
+    config = settings.store
+    if config.engine == "lancedb" and config.uri:
+        return LanceTableStore(
+            config.uri,
+            storage_options=config.storage_options(),
+            staleness=timedelta(seconds=config.staleness_s),
+        )
     return SqliteTableStore(Path(settings.home) / "tables.sqlite")
 
 
@@ -91,6 +103,15 @@ def chats(settings: Settings) -> ChatStore:
 
 
 def manifest(settings: Settings) -> Manifest:
+    """The sources indexed: beside a shared index (`store.uri`) in its database, so every
+    server and ingest worker sees the same; otherwise a SQLite file in the home."""
+    config = settings.store
+    if config.engine == "lancedb" and config.uri:
+        return LanceManifest(
+            config.uri,
+            storage_options=config.storage_options(),
+            staleness=timedelta(seconds=config.staleness_s),
+        )
     return SqliteManifest(Path(settings.home) / "manifest.sqlite")
 
 
@@ -133,6 +154,6 @@ def memory(settings: Settings, embedder: OnnxMiniLM, live: Callable[[], set[str]
     )
 
 
-def agent(settings: Settings, steps: Steps, store: Store, tables: SqliteTableStore) -> Agent:
+def agent(settings: Settings, steps: Steps, store: Store, tables: TableStore) -> Agent:
     """The agent graph, its conversations checkpointed under the home."""
     return Agent(steps, toolbox(settings), store, tables, Path(settings.home) / "agent.sqlite")

@@ -29,7 +29,7 @@ from polyrag.chats import ChatStore
 from polyrag.errors import ConfigError, LLMError, SourceNotFoundError
 from polyrag.index.embed.onnx import OnnxMiniLM
 from polyrag.index.store.base import Store
-from polyrag.index.tables.sqlite import SqliteTableStore
+from polyrag.index.tables.base import TableStore
 from polyrag.ingest.manifest import INDEXED, Entry, Manifest
 from polyrag.ingest.pipeline import Ingestor, IngestReport, Progress
 from polyrag.ingest.sync import remove_source
@@ -95,7 +95,7 @@ class Engine:
         return build.manifest(self.settings)
 
     @part
-    def tables(self) -> SqliteTableStore:
+    def tables(self) -> TableStore:
         return build.table_store(self.settings)
 
     @part

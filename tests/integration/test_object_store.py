@@ -14,7 +14,7 @@ from polyrag.errors import StoreError
 from polyrag.index.store.lancedb import LanceStore
 from polyrag.testing.store import DIM, MODEL, document
 
-from ..conftest import ObjectStore
+from ..conftest import CORPUS, ObjectStore
 
 
 def home_on(bucket: ObjectStore, home: Path, prefix: str) -> None:
@@ -43,21 +43,36 @@ def test_two_homes_share_one_index_in_the_bucket(
     notes.mkdir()
     (notes / "vault.md").write_text("# Vault\n\nThe vault code is amber falcon.\n")
     (notes / "trip.md").write_text("# Trip\n\nThe ferry to Skye leaves at 7:40 from Mallaig.\n")
+    (notes / "cups.xlsx").write_bytes(
+        (CORPUS / "xlsx/unstructured__stanley-cups.xlsx").read_bytes()
+    )
 
     ingester = polyrag.open(tmp_path / "ingester")
     server = polyrag.open(tmp_path / "server")
     try:
         assert server.search("vault code", k=3).hits == []
         report = ingester.ingest(sorted(notes.iterdir()))
-        assert len(report.ingested) == 2 and not report.failed
+        assert len(report.ingested) == 3 and not report.failed
         hits = server.search("When does the ferry leave?", k=3).hits
         assert hits and "7:40" in hits[0].chunk.text
         assert server.store.health().location == object_store.uri("shared-home")
         assert server.store.count() == ingester.store.count() > 0
+        # The manifest and the tables live beside the index: the server lists the sources
+        # the other home ingested, and may remove them.
+        assert [e.path for e in server.sources()] == [e.path for e in ingester.sources()]
+        assert len(server.sources()) == 3
+        [cups] = [e for e in server.sources() if e.path.endswith("cups.xlsx")]
+        assert server.tables.tables([cups.source_id])  # SQL on the server sees its rows
+        assert server.remove(str(notes / "trip.md"))
+        assert [Path(e.path).name for e in ingester.sources()] == ["cups.xlsx", "vault.md"]
+        assert "7:40" not in " ".join(h.chunk.text for h in ingester.search("ferry", k=3).hits)
     finally:
         ingester.close()
         server.close()
-    assert not any((tmp_path / name / "index").exists() for name in ("ingester", "server"))
+    for name in ("ingester", "server"):  # nothing of the index is kept in either home
+        assert not {"index", "manifest.sqlite", "tables.sqlite"} & {
+            p.name for p in (tmp_path / name).iterdir()
+        }
 
 
 def test_readers_see_new_commits_within_the_staleness(object_store: ObjectStore) -> None:

@@ -6,26 +6,6 @@ from polyrag.ingest.discover import discover
 from polyrag.ingest.manifest import INDEXED, INDEXING, Entry, SqliteManifest
 
 
-def entry(path: str, source_id: str) -> Entry:
-    return Entry(path, source_id, "f" * 64, 3, "text", "1", 2, 1, INDEXING, None, None, 0.0)
-
-
-def test_begin_finish_find_remove(tmp_path: Path) -> None:
-    manifest = SqliteManifest(tmp_path / "m.sqlite")
-    manifest.begin(entry("/a.txt", "abcdef123456"))
-    assert manifest.get("/a.txt").status == INDEXING  # type: ignore[union-attr]
-    manifest.finish("/a.txt", 5)
-    reopened = SqliteManifest(tmp_path / "m.sqlite")
-    got = reopened.get("/a.txt")
-    assert got is not None and got.status == INDEXED and got.chunks == 5
-    assert [e.path for e in reopened.find("abcdef")] == ["/a.txt"]
-    assert reopened.find("abc") == []  # too short to be an id prefix
-    manifest.begin(entry("/b.txt", "abcdef123456"))
-    assert manifest.source_in_use("abcdef123456", besides="/a.txt")
-    manifest.remove("/b.txt")
-    assert not manifest.source_in_use("abcdef123456", besides="/a.txt")
-
-
 def test_discover_walks_folders_and_reports_missing(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "x.md").write_text("x")
@@ -59,37 +39,6 @@ def test_old_manifest_gains_parent_column(tmp_path: Path) -> None:
     child = Entry("/a.txt#b.txt", "def", "f", 1, "text", "1", 1, 1, INDEXING, None, None, 0.0)
     manifest.begin(child.__class__(**{**child.__dict__, "parent": "/a.txt"}))
     assert [e.path for e in SqliteManifest(file).children("/a.txt")] == ["/a.txt#b.txt"]
-
-
-def test_children_at_any_depth_and_sources_under_a_folder(tmp_path: Path) -> None:
-    manifest = SqliteManifest(tmp_path / "m.sqlite")
-    rows = [
-        ("/d/mail.eml", None),
-        ("/d/mail.eml#a.zip", "/d/mail.eml"),
-        ("/d/mail.eml#a.zip#x.txt", "/d/mail.eml#a.zip"),
-        ("/d/sub/n.md", None),
-        ("/dx/other.md", None),
-        ("https://example.org/d/page", None),
-    ]
-    for path, parent in rows:
-        base = entry(path, path[-8:])
-        manifest.begin(Entry(**{**base.__dict__, "parent": parent}))
-    assert [e.path for e in manifest.children("/d/mail.eml")] == [
-        "/d/mail.eml#a.zip",
-        "/d/mail.eml#a.zip#x.txt",
-    ]
-    assert [e.path for e in manifest.top_level_under("/d")] == ["/d/mail.eml", "/d/sub/n.md"]
-
-
-def test_transaction_rolls_back_on_error(tmp_path: Path) -> None:
-    manifest = SqliteManifest(tmp_path / "m.sqlite")
-    try:
-        with manifest.transaction():
-            manifest.begin(entry("/a.txt", "abcdef123456"))
-            raise KeyboardInterrupt
-    except KeyboardInterrupt:
-        pass
-    assert manifest.all() == []
 
 
 def test_discover_keeps_urls_apart(tmp_path: Path) -> None:
