@@ -113,7 +113,16 @@ def test_an_unreachable_endpoint_is_one_clear_error() -> None:
             },
         )
         store.replace(*document("any", ["Text."], seed=3))
-    assert "s3://polyrag-test/nowhere" in str(raised.value)
-    assert "\n" not in str(raised.value)
+    assert str(raised.value) == (
+        "the index at s3://polyrag-test/nowhere failed: cannot connect to http://127.0.0.1:9"
+    )
     assert "object store" in (raised.value.hint or "")
     assert time.monotonic() - started < 60  # refused at once, not retried for minutes
+
+
+def test_a_missing_bucket_is_named(object_store: ObjectStore) -> None:
+    with pytest.raises(StoreError, match=r"failed: the bucket does not exist$"):
+        store = LanceStore(
+            "s3://no-such-bucket/index", DIM, model=MODEL, storage_options=object_store.options
+        )
+        store.replace(*document("any", ["Text."], seed=4))

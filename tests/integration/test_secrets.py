@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import subprocess
 import sys
 import threading
@@ -90,3 +91,29 @@ def test_a_password_that_opens_nothing_is_not_kept_or_shown(tmp_path: Path) -> N
     for kept in home.rglob("*"):
         if kept.is_file():
             assert PASSWORD.encode() not in kept.read_bytes(), kept
+
+
+def test_object_storage_credentials_are_not_kept_or_shown(tmp_path: Path) -> None:
+    """The S3 secret key comes from the environment; an index it cannot reach fails with one
+    line that does not carry it, and nothing under the home keeps it."""
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz-polyrag-test"
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        '[store]\nuri = "s3://nowhere-bucket/index"\nendpoint = "http://127.0.0.1:9"\n'
+        'region = "us-east-1"\n',
+        encoding="utf-8",
+    )
+    note = tmp_path / "note.md"
+    note.write_text("# Note\n\nA line to index.\n")
+    env = {**os.environ, "AWS_ACCESS_KEY_ID": "AKIAPOLYRAGTEST", "AWS_SECRET_ACCESS_KEY": secret}
+    done = subprocess.run(
+        [sys.executable, "-m", "polyrag.cli.app", "ingest", str(note), "--home", str(home)],
+        capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "s3://nowhere-bucket/index" in done.stderr and "Traceback" not in done.stderr
+    assert secret not in done.stdout + done.stderr and secret[:16] not in done.stderr
+    for kept in home.rglob("*"):
+        if kept.is_file():
+            assert secret.encode() not in kept.read_bytes(), kept

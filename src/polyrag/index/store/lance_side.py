@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from polyrag.errors import StoreError
 from polyrag.index.store.filters import in_list
+from polyrag.index.store.reasons import reason
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -132,10 +133,8 @@ class SideTable:
         except StoreError:
             raise
         except Exception as error:  # LanceDB raises ValueError, RuntimeError, OSError, ...
-            message = " ".join(str(error).split())[:400]
             raise StoreError(
-                f"the {self.name} table at {self.location} failed: "
-                f"{type(error).__name__}: {message}",
+                f"the {self.name} table at {self.location} failed: {reason(error, 400)}",
                 hint=(
                     "check the object store's address, credentials and bucket"
                     if "://" in self.location

@@ -53,6 +53,7 @@ from polyrag.index.store.lance_rows import (
     table_schema,
 )
 from polyrag.index.store.loop import EventLoopThread
+from polyrag.index.store.reasons import reason
 from polyrag.types import Chunk, Filter, Hit
 
 T = TypeVar("T")
@@ -279,9 +280,8 @@ class LanceStore:
         except StoreError:
             raise
         except Exception as error:  # LanceDB raises ValueError, RuntimeError, OSError, ...
-            message = " ".join(str(error).split())[:500]
             raise StoreError(
-                f"the index at {self.location} failed: {type(error).__name__}: {message}",
+                f"the index at {self.location} failed: {reason(error, 500)}",
                 hint=(
                     "check the object store's address, credentials and bucket"
                     if "://" in self.location
