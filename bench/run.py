@@ -630,7 +630,8 @@ def render_scale(scale: dict[str, Any] | None) -> list[str]:
         "## Scale: the index on object storage, ingestion on a cluster",
         "",
         f"Hybrid search over {store['chunks']:,} synthetic chunks ({store['queries']} SciFact "
-        "questions, query embedding included), each in a fresh process that opens the index as "
+        f"questions on disk, {store.get('s3_queries', store['queries'])} on S3; query embedding "
+        "included), each in a fresh process that opens the index as "
         f"a server would. The index takes {store['disk_mb']:,.0f} MB on disk; the S3 server is "
         "moto's, on 127.0.0.1 (a Python server: real object storage answers each of the many "
         "small reads faster, but over a network).",
