@@ -644,6 +644,8 @@ def render_scale(scale: dict[str, Any] | None) -> list[str]:
         ("S3, staleness 0", "s3"),
         ("S3, staleness 10 s", "s3_staleness_10s"),
     ):
+        if key not in store:
+            continue
         row = store[key]
         lines.append(
             f"| {label} | {row['p50_ms']:.1f} | {row['p95_ms']:.1f} | "

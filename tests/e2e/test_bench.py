@@ -51,7 +51,7 @@ def test_the_benchmark_suite_runs_on_a_tiny_dataset(tmp_path: Path) -> None:
     assert server["first_event_p50_ms"] <= server["answer_p50_ms"]
     store, cluster = results["scale"]["store"], results["scale"]["cluster"]
     assert store["chunks"] == 2000 and store["disk_mb"] > 0
-    assert all(store[where]["p50_ms"] > 0 for where in ("local", "s3", "s3_staleness_10s"))
+    assert all(store[where]["p50_ms"] > 0 for where in ("local", "s3"))
     runs = [cluster[key] for key in ("local", "ray_1_node", "ray_2_node")]
     assert all(run["failed"] == 0 and run["ingested"] == cluster["pdfs"] == 2 for run in runs)
     assert cluster["same_chunk_ids"]  # the same chunks, wherever parsed
