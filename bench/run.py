@@ -633,9 +633,10 @@ def render_scale(scale: dict[str, Any] | None) -> list[str]:
         "process that opens the index as a server would: "
         f"{store['chunks']:,} synthetic chunks on local disk ({store['disk_mb']:,.0f} MB), and "
         f"{store.get('s3_chunks', store['chunks']):,} chunks on local disk and on a local S3 "
-        "server (moto, on 127.0.0.1). moto reads a whole object to answer each range request, "
-        "so the S3 figure is an upper bound that real object storage beats; it is measured on "
-        "the smaller index because at 1M chunks one search on moto took minutes.",
+        "server (moto, on 127.0.0.1). A search there makes about 40 small range reads, and "
+        "moto reads a whole object to answer each, so the S3 figure says more about moto than "
+        "about object storage (measured on the smaller index because at 1M chunks one search "
+        "on moto took minutes).",
         "",
         "| index | where | questions | p50 ms | p95 ms | open + first search s "
         "| serving process RSS MB |",
