@@ -63,6 +63,7 @@ def store(settings: Settings, embedder: Embedder) -> Store:
             config.uri or Path(settings.home) / "milvus.db",
             embedder.dim,
             model=embedder.model_id,
+            collection=config.collection,
             token=os.environ.get(config.token_env, "") if config.token_env else "",
         )
     return LanceStore(

@@ -284,6 +284,9 @@ class StoreSettings(_Section):
     token_env: str | None = Field(
         None, description="milvus: the environment variable holding the server's token."
     )
+    collection: str = Field(
+        "chunks", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="milvus: the collection."
+    )
     endpoint: str | None = Field(
         None,
         description="An S3-compatible endpoint other than AWS, e.g. http://127.0.0.1:9000. "

@@ -126,3 +126,26 @@ def test_a_missing_bucket_is_named(object_store: ObjectStore) -> None:
             "s3://no-such-bucket/index", DIM, model=MODEL, storage_options=object_store.options
         )
         store.replace(*document("any", ["Text."], seed=4))
+
+
+def test_each_workspace_has_an_index_of_its_own_in_the_bucket(
+    object_store: ObjectStore, keys: None, tmp_path: Path
+) -> None:
+    from polyrag.api.workspaces import Workspaces
+    from polyrag.settings import load_settings
+
+    home_on(object_store, tmp_path / "server", "workspaces-home")
+    registry = Workspaces(load_settings(tmp_path / "server"))
+    try:
+        registry.create("team-a")
+        shared = object_store.uri("workspaces-home")
+        assert registry.settings_for("default").store.uri == shared
+        assert registry.settings_for("team-a").store.uri == f"{shared}/workspaces/team-a"
+        note = tmp_path / "team.md"
+        note.write_text("# Team\n\nThe team offsite is in Porto.\n")
+        registry.engine("team-a").ingest([note])
+        assert registry.engine("team-a").search("offsite", k=3).hits
+        assert registry.engine("default").search("offsite", k=3).hits == []
+        assert registry.engine("default").sources() == []
+    finally:
+        registry.close()

@@ -62,15 +62,26 @@ class Workspaces:
         with self._lock:
             engine = self._engines.get(name)
             if engine is None:
-                home = self.home(name)
-                home.mkdir(parents=True, exist_ok=True)
-                engine = Engine(
-                    self.settings.model_copy(
-                        update={"home": home, "models_dir": self.settings.model_cache}
-                    )
-                )
+                self.home(name).mkdir(parents=True, exist_ok=True)
+                engine = Engine(self.settings_for(name))
                 self._engines[name] = engine
             return engine
+
+    def settings_for(self, name: str) -> Settings:
+        """The workspace's settings: its home, and an index of its own when the index lives
+        outside the homes (`store.uri`): a folder under that URI, or (Milvus) a collection."""
+        update: dict[str, object] = {
+            "home": self.home(name),
+            "models_dir": self.settings.model_cache,
+        }
+        store = self.settings.store
+        if name != DEFAULT and store.uri:
+            if store.engine == "milvus":
+                own = {"collection": f"{store.collection}_{name.replace('-', '_')}"}
+            else:
+                own = {"uri": f"{store.uri.rstrip('/')}/workspaces/{name}"}
+            update["store"] = store.model_copy(update=own)
+        return self.settings.model_copy(update=update)
 
     def create(self, name: str) -> Path:
         _check(name)

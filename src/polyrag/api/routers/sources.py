@@ -264,7 +264,7 @@ def resume_uploads(registry: Workspaces, jobs: Jobs) -> list[Job]:
     started: list[Job] = []
     for name in registry.names():
         home = registry.home(name)
-        pending = _unindexed_uploads(registry.settings, home)
+        pending = _unindexed_uploads(registry.settings_for(name), home)
         if pending:
             log.info("workspace %s: indexing %d upload(s) left by a stop", name, len(pending))
             started.append(jobs.start(name, registry.engine(name), pending))
@@ -277,7 +277,7 @@ def _unindexed_uploads(settings: Settings, home: Path) -> list[Path]:
         return []
     for partial in folder.glob(f"{_PARTIAL}*"):
         partial.unlink(missing_ok=True)
-    manifest = build.manifest(settings.model_copy(update={"home": home}))
+    manifest = build.manifest(settings)
     try:
         entries = {entry.path: entry for entry in manifest.all()}
     finally:
