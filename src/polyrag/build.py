@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from polyrag.agent.graph import Agent
 from polyrag.agent.memory import Memory
@@ -88,13 +89,9 @@ def parse_pool(settings: Settings) -> Pool:
 def table_store(settings: Settings) -> TableStore:
     """The tables read from sources: beside a shared index (`store.uri`) in its database, so
     every server sees them; otherwise a SQLite file in the home."""
-    config = settings.store
-    if config.engine == "lancedb" and config.uri:
-        return LanceTableStore(
-            config.uri,
-            storage_options=config.storage_options(),
-            staleness=timedelta(seconds=config.staleness_s),
-        )
+    shared = _beside_the_index(settings)
+    if shared is not None:
+        return LanceTableStore(**shared)
     return SqliteTableStore(Path(settings.home) / "tables.sqlite")
 
 
@@ -103,16 +100,25 @@ def chats(settings: Settings) -> ChatStore:
     return ChatStore(Path(settings.home) / "chats.sqlite")
 
 
+def _beside_the_index(settings: Settings) -> dict[str, Any] | None:
+    """Where the manifest and the tables live when the index is LanceDB outside the home
+    (`store.uri`): in its database, as keyword arguments; None when they stay in the home."""
+    config = settings.store
+    if config.engine != "lancedb" or not config.uri:
+        return None
+    return {
+        "location": config.uri,
+        "storage_options": config.storage_options(),
+        "staleness": timedelta(seconds=config.staleness_s),
+    }
+
+
 def manifest(settings: Settings) -> Manifest:
     """The sources indexed: beside a shared index (`store.uri`) in its database, so every
     server and ingest worker sees the same; otherwise a SQLite file in the home."""
-    config = settings.store
-    if config.engine == "lancedb" and config.uri:
-        return LanceManifest(
-            config.uri,
-            storage_options=config.storage_options(),
-            staleness=timedelta(seconds=config.staleness_s),
-        )
+    shared = _beside_the_index(settings)
+    if shared is not None:
+        return LanceManifest(**shared)
     return SqliteManifest(Path(settings.home) / "manifest.sqlite")
 
 

@@ -12,6 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
+from polyrag.errors import StoreError
 from polyrag.types import Chunk, Filter, Hit
 
 # What a backend may or may not be able to do; each store lists the ones it has.
@@ -34,6 +35,20 @@ class StoreHealth:
     vector_index: str | None  # None: vector search is exact (flat)
     vector_unindexed: int
     location: str  # where the index lives (a folder, an s3:// URI, a server address)
+
+    @classmethod
+    def empty(cls, location: str) -> StoreHealth:
+        """An index nothing has been written to yet."""
+        return cls(rows=0, keyword_unindexed=0, vector_index=None, vector_unindexed=0,
+                   location=location)  # fmt: skip
+
+
+def checked_vectors(chunks: Sequence[Chunk], vectors: np.ndarray, dim: int) -> np.ndarray:
+    """`vectors` as float32, one row of `dim` per chunk, or a StoreError saying what came."""
+    out = np.asarray(vectors, dtype=np.float32)
+    if out.ndim != 2 or out.shape[0] != len(chunks) or out.shape[1] != dim:
+        raise StoreError(f"expected {len(chunks)} vectors of {dim} dimensions, got {out.shape}")
+    return out
 
 
 class Store(Protocol):

@@ -9,7 +9,6 @@ writer that loses a commit race to another retries.
 from __future__ import annotations
 
 import logging
-import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -22,7 +21,7 @@ import pyarrow as pa
 
 from polyrag.errors import StoreError
 from polyrag.index.store.filters import in_list
-from polyrag.index.store.reasons import reason
+from polyrag.index.store.reasons import commit_pause, is_conflict, reason
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -123,9 +122,9 @@ class SideTable:
                 self._call(write)
                 return
             except StoreError as error:
-                if "conflict" not in str(error).lower() or attempt == COMMIT_ATTEMPTS - 1:
+                if not is_conflict(error) or attempt == COMMIT_ATTEMPTS - 1:
                     raise
-                time.sleep(min(2.0, 0.05 * 2**attempt) * (0.5 + random.random()))
+                time.sleep(commit_pause(attempt))
 
     def _call(self, action: Callable[[], T]) -> T:
         try:

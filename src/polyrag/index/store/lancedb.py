@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import random
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from datetime import timedelta
@@ -41,7 +40,12 @@ from lancedb.index import FTS, BTree, IvfSq
 from lancedb.query import FullTextOperator, MatchQuery
 
 from polyrag.errors import StoreError
-from polyrag.index.store.base import ATOMIC_REPLACE, SHARED_WRITERS, StoreHealth
+from polyrag.index.store.base import (
+    ATOMIC_REPLACE,
+    SHARED_WRITERS,
+    StoreHealth,
+    checked_vectors,
+)
 from polyrag.index.store.filters import filter_sql, in_list, quote
 from polyrag.index.store.lance_rows import (
     ADDED_COLUMNS,
@@ -53,7 +57,7 @@ from polyrag.index.store.lance_rows import (
     table_schema,
 )
 from polyrag.index.store.loop import EventLoopThread
-from polyrag.index.store.reasons import reason
+from polyrag.index.store.reasons import commit_pause, is_conflict, reason
 from polyrag.types import Chunk, Filter, Hit
 
 T = TypeVar("T")
@@ -132,11 +136,7 @@ class LanceStore:
     def replace(
         self, chunks: Sequence[Chunk], vectors: np.ndarray, *, replaces: Sequence[str] = ()
     ) -> None:
-        vectors = np.asarray(vectors, dtype=np.float32)
-        if vectors.ndim != 2 or vectors.shape[0] != len(chunks) or vectors.shape[1] != self.dim:
-            raise StoreError(
-                f"expected {len(chunks)} vectors of {self.dim} dimensions, got {vectors.shape}"
-            )
+        vectors = checked_vectors(chunks, vectors, self.dim)
         if not chunks:
             self.delete_sources(replaces)
             return
@@ -295,9 +295,9 @@ class LanceStore:
             try:
                 return await write()
             except Exception as error:
-                if not _is_conflict(error) or attempt == COMMIT_ATTEMPTS - 1:
+                if not is_conflict(error) or attempt == COMMIT_ATTEMPTS - 1:
                     raise
-                pause = min(2.0, 0.05 * 2**attempt) * (0.5 + random.random())
+                pause = commit_pause(attempt)
                 log.info("commit conflict on %s; retrying in %.2f s", self.location, pause)
                 await asyncio.sleep(pause)
         raise AssertionError("unreachable")
@@ -392,7 +392,7 @@ class LanceStore:
         try:
             await self._upkeep(table)
         except Exception as error:
-            if not _is_conflict(error):
+            if not is_conflict(error):
                 raise
             log.info("index upkeep on %s left to another writer: %s", self.location, error)
 
@@ -416,13 +416,7 @@ class LanceStore:
     async def _health(self) -> StoreHealth:
         table = await self._existing()
         if table is None:
-            return StoreHealth(
-                rows=0,
-                keyword_unindexed=0,
-                vector_index=None,
-                vector_unindexed=0,
-                location=self.location,
-            )
+            return StoreHealth.empty(self.location)
         indexes = [index.name for index in await table.list_indices()]
         vector = next((n for n in indexes if n.startswith(VECTOR_INDEX_PREFIX)), None)
         keyword_stats = await table.index_stats(FTS_INDEX)
@@ -478,11 +472,6 @@ class LanceStore:
         if predicate:
             query = query.where(predicate)
         return await query.to_arrow()
-
-
-def _is_conflict(error: BaseException) -> bool:
-    """Another writer committed first (Lance: "Commit conflict", "Retryable commit conflict")."""
-    return "conflict" in str(error).lower()
 
 
 def _match(text: str) -> MatchQuery:

@@ -52,7 +52,7 @@ import numpy as np
 from pymilvus import DataType, Function, FunctionType, MilvusClient
 
 from polyrag.errors import StoreError
-from polyrag.index.store.base import StoreHealth
+from polyrag.index.store.base import StoreHealth, checked_vectors
 from polyrag.index.store.lance_rows import cosines
 from polyrag.types import Chunk, Filter, Hit, Locator, Modality
 
@@ -201,11 +201,7 @@ class MilvusStore:
     def replace(
         self, chunks: Sequence[Chunk], vectors: np.ndarray, *, replaces: Sequence[str] = ()
     ) -> None:
-        vectors = np.asarray(vectors, dtype=np.float32)
-        if vectors.ndim != 2 or vectors.shape[0] != len(chunks) or vectors.shape[1] != self.dim:
-            raise StoreError(
-                f"expected {len(chunks)} vectors of {self.dim} dimensions, got {vectors.shape}"
-            )
+        vectors = checked_vectors(chunks, vectors, self.dim)
         if not chunks:
             self.delete_sources(replaces)
             return
@@ -256,13 +252,7 @@ class MilvusStore:
         """Rows and how far each index lags behind them."""
         with self._failures("is unreachable"):
             if not self._existing():
-                return StoreHealth(
-                    rows=0,
-                    keyword_unindexed=0,
-                    vector_index=None,
-                    vector_unindexed=0,
-                    location=self.location,
-                )
+                return StoreHealth.empty(self.location)
             client = self._connected()
             keyword = client.describe_index(self.collection, SPARSE) or {}
             vector = client.describe_index(self.collection, VECTOR) or {}

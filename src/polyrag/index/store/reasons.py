@@ -3,6 +3,7 @@ debug dumps of several hundred characters."""
 
 from __future__ import annotations
 
+import random
 import re
 
 _ADDRESS = re.compile(r"uri: Some\((https?://[^/\s)]+)")
@@ -14,6 +15,16 @@ _CAUSES = (
       "forbidden"), "access denied by {address}: check the credentials"),
     (("timed out", "timeout"), "{address} did not answer in time"),
 )  # fmt: skip
+
+
+def is_conflict(error: BaseException) -> bool:
+    """Another writer committed first (Lance: "Commit conflict", "Retryable commit conflict")."""
+    return "conflict" in str(error).lower()
+
+
+def commit_pause(attempt: int) -> float:
+    """Seconds to wait before retrying a commit that lost a race: doubling, jittered."""
+    return min(2.0, 0.05 * 2**attempt) * (0.5 + random.random())
 
 
 def reason(error: BaseException, limit: int = 300) -> str:
