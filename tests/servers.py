@@ -36,3 +36,21 @@ def running(app: Any, start_timeout_s: float = 30) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+_STARTED: list[Any] = []  # subprocess.Popen objects a test started through `started`
+
+
+def started(child: Any) -> Any:
+    """Note a child process so that `stop_children` ends it, however the test ends."""
+    _STARTED.append(child)
+    return child
+
+
+def stop_children() -> None:
+    """Kill every noted child still running (a test interrupted by Ctrl-C or a failure)."""
+    while _STARTED:
+        child = _STARTED.pop()
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=30)

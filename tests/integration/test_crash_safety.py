@@ -20,10 +20,12 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import polyrag
 from polyrag.index.embed.onnx import OnnxMiniLM
@@ -33,6 +35,7 @@ from polyrag.ingest.manifest import INDEXED, Entry, SqliteManifest
 from polyrag.types import Filter
 
 from ..conftest import CORPUS
+from ..servers import started, stop_children
 
 KILLS = 20
 SEED = int(os.environ.get("POLYRAG_KILL_SEED", "20261126"))
@@ -177,12 +180,19 @@ main()
 
 def ingest(folder: Path, home: Path, kill_at: int = 0) -> subprocess.Popen[bytes]:
     """`polyrag sync`, as a user runs it (removed files leave the index too)."""
-    return subprocess.Popen(
+    child: subprocess.Popen[bytes] = subprocess.Popen(
         [sys.executable, "-c", CHILD, "sync", str(folder), "--home", str(home)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env={**os.environ, "POLYRAG_KILL_AT": str(kill_at)},
     )
+    return started(child)  # killed at teardown if the test stops first
+
+
+@pytest.fixture(autouse=True)
+def _no_orphans() -> Iterator[None]:
+    yield
+    stop_children()
 
 
 def finish(run: subprocess.Popen[bytes]) -> None:

@@ -19,7 +19,7 @@ from polyrag.index.store.lancedb import LanceStore
 from polyrag.ingest.manifest import SqliteManifest
 
 from ..conftest import CORPUS
-from ..servers import free_port
+from ..servers import free_port, started, stop_children
 from .test_crash_safety import long_note
 
 RAY = Path(sys.executable).with_name("ray")
@@ -68,12 +68,14 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def ingest(folder: Path, home: Path, cluster: str | None) -> subprocess.Popen[str]:
     command = [sys.executable, "-m", "polyrag.cli.app", "ingest", str(folder), "--json"]
     command += ["--home", str(home), *(["--cluster", cluster] if cluster else [])]
-    return subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return started(child)  # killed at teardown if the test stops first
+
+
+@pytest.fixture(autouse=True)
+def _no_orphans() -> Iterator[None]:
+    yield
+    stop_children()
 
 
 def index_of(home: Path) -> dict[str, tuple[list[object], dict[str, np.ndarray]]]:
