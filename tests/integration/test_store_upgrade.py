@@ -4,6 +4,7 @@ takes writes; its vectors, of a model it never named, are not reused."""
 from __future__ import annotations
 
 import dataclasses
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import lancedb
@@ -58,5 +59,35 @@ def test_an_index_of_the_first_release_is_upgraded_in_place(tmp_path: Path) -> N
         }
     finally:
         store.close()
+    names = lancedb.connect(str(path)).open_table(TABLE).schema.names
+    assert set(ADDED) <= set(names)
+
+
+def test_an_old_index_opened_by_many_searches_at_once_is_upgraded_once(tmp_path: Path) -> None:
+    """A hybrid search runs its keyword and vector halves at once, and two processes may open
+    the same old index: whichever adds the missing columns first, the others go on reading
+    (before, the second failed with "Column embed_model already exists")."""
+    path = tmp_path / "index"
+    rows = rows_table([chunk(i) for i in range(4)], vectors(4), table_schema(DIM), "test-random")
+    old_rows = rows.drop_columns(ADDED).cast(old_schema())
+    lancedb.connect(str(path)).create_table(TABLE, data=old_rows, schema=old_schema())
+
+    stores = [LanceStore(path, DIM, model="test-random") for _ in range(2)]
+    query = vectors(1)[0]
+    try:
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            found = list(
+                pool.map(
+                    lambda i: (
+                        len(stores[i % 2].vector_search(query, 3))
+                        + len(stores[i % 2].keyword_search("Old text", 3))
+                    ),
+                    range(16),
+                )
+            )
+        assert found == [6] * 16
+    finally:
+        for store in stores:
+            store.close()
     names = lancedb.connect(str(path)).open_table(TABLE).schema.names
     assert set(ADDED) <= set(names)

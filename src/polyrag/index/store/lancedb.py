@@ -121,6 +121,7 @@ class LanceStore:
         self._write_lock = threading.Lock()
         self._loop = EventLoopThread()
         self._table: Any = None  # lancedb.AsyncTable once it exists
+        self._opening: asyncio.Lock | None = None  # made on the loop's thread, at first use
         self._indexes_checked = False
         # Staleness 0: every read first checks for commits made by other processes too.
         self._db = self._call(
@@ -305,17 +306,42 @@ class LanceStore:
     async def _existing(self) -> Any:
         """The table, or None while nothing has been written."""
         if self._table is None:
-            if TABLE not in await self._db.table_names():
-                return None
-            table = await self._db.open_table(TABLE)
-            schema = await table.schema()
-            self._check_dimension(schema)
-            missing = {k: v for k, v in ADDED_COLUMNS.items() if k not in schema.names}
-            if missing:  # an index written by an older release: add the columns it lacks
-                await self._retrying(lambda: table.add_columns(missing))
-            await self._check_model(table)
-            self._table = table
+            # A search runs its keyword and vector halves at once: both may open the table,
+            # and only one may add the columns an older index lacks.
+            if self._opening is None:
+                self._opening = asyncio.Lock()
+            async with self._opening:
+                if self._table is None:
+                    self._table = await self._open()
         return self._table
+
+    async def _open(self) -> Any:
+        if TABLE not in await self._db.table_names():
+            return None
+        table = await self._db.open_table(TABLE)
+        self._check_dimension(await table.schema())
+        await self._add_missing_columns(table)
+        await self._check_model(table)
+        return table
+
+    async def _add_missing_columns(self, table: Any) -> None:
+        """An index written by an older release gains the columns it lacks; another process
+        opening the same index may add them first, which is as good."""
+        for attempt in range(COMMIT_ATTEMPTS):
+            await table.checkout_latest()
+            names = (await table.schema()).names
+            missing = {k: v for k, v in ADDED_COLUMNS.items() if k not in names}
+            if not missing:
+                return
+            try:
+                await table.add_columns(missing)
+                return
+            except Exception as error:
+                if attempt == COMMIT_ATTEMPTS - 1 or not (
+                    is_conflict(error) or "already exists" in str(error)
+                ):
+                    raise
+                await asyncio.sleep(commit_pause(attempt))
 
     async def _writable(self) -> Any:
         table = await self._existing()
