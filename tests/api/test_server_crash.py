@@ -1,7 +1,7 @@
 """A server killed (SIGKILL) during uploads loses nothing it acknowledged. After a restart, a
 half-received file leaves no trace (its client got no answer, so it knows to send it again), an
-acknowledged upload whose job never ran is indexed by a job the server starts itself, and the
-index holds every file wholly."""
+acknowledged upload whose job never ran is indexed by a job the server starts itself, a
+deletion it was making is finished, and the index holds every file wholly."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..conftest import CORPUS
-from ..integration.test_crash_safety import check_consistent
+from ..integration.test_crash_safety import Home, check_consistent
 from ..servers import free_port
 
 API = "/api/v1/workspaces/default"
@@ -140,6 +140,31 @@ def test_a_server_killed_during_uploads_loses_nothing_it_acknowledged(tmp_path: 
         with urllib.request.urlopen(found, timeout=60) as response:
             hits = json.load(response)["hits"]
         assert "7:40" in hits[0]["text"]
+
+        # Killed while deleting: the server deletes an upload's stored copy, marks its row
+        # `removing`, drops its chunks, then its row. Planted, since each step takes
+        # milliseconds: handbook.docx stopped after its copy went, ferry.md after its chunks.
+        kill(server)
+        (uploads / "handbook.docx").unlink()
+        (uploads / "ferry.md").unlink()
+        parts = Home.open(home)
+        try:
+            ferry = parts.manifest.get(str((uploads / "ferry.md").resolve()))
+            assert ferry is not None
+            parts.manifest.removing(ferry.path)
+            parts.store.delete_sources([ferry.source_id])
+        finally:
+            parts.close()
+        check_consistent(home, {})
+        server = serve(home, port)  # finishes both removals, indexes nothing again
+        assert get(port, f"{API}/sources")["sources"] == []
+        assert get(port, f"{API}/jobs")["jobs"] == []
+        assert list(uploads.iterdir()) == []
     finally:
         kill(server)
     check_consistent(home, {})
+    parts = Home.open(home)
+    try:
+        assert parts.manifest.all() == [] and parts.counts() == {}
+    finally:
+        parts.close()

@@ -4,7 +4,8 @@
 (edited, swapped for another version, deleted, restored) and is killed with SIGKILL: half the
 time after a random delay (mostly while starting, parsing or embedding: those take longest),
 half the time by itself at a random one of the steps of a commit (embedding a family, the
-manifest's begin, the tables, the index commit, the manifest's finish, optimizing the index),
+manifest's begin, the tables, the index commit, the manifest's finish, optimizing the index)
+or of removing a vanished file (marking it, deleting its chunks),
 which a timer would rarely hit, since each lasts milliseconds. After every kill the home must
 hold, for each file, wholly its old version or wholly its new one, no chunk or table of a
 source the manifest does not know, and a working index. Once the kills are done, one more run
@@ -173,6 +174,8 @@ counted(LanceStore, "replace", "index commit", "after the index commit")
 counted(SqliteTableStore, "delete_sources", None, "tables delete")
 counted(Manifest, "finish", None, "manifest finish")
 counted(LanceStore, "optimize", "optimize", "after optimize")
+counted(Manifest, "removing", None, "marked removing")
+counted(LanceStore, "delete_sources", None, "index delete")
 sys.argv[0] = "polyrag"
 main()
 """

@@ -9,7 +9,7 @@ import pytest
 
 import polyrag
 from polyrag.engine import Engine
-from polyrag.ingest.manifest import INDEXED, INDEXING
+from polyrag.ingest.manifest import INDEXED, INDEXING, REMOVING
 
 from ..conftest import CORPUS
 
@@ -145,3 +145,42 @@ def test_a_file_interrupted_twice_leaves_nothing_behind(
     assert entry.status == INDEXED
     assert library.store.source_ids() == {entry.source_id}  # version one is gone too
     assert "three" in texts_for(library, "version of the note")[0]
+
+
+def test_a_removal_stopped_midway_is_finished_by_the_next_run(
+    library: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync stopped after the index dropped a vanished file's chunks, before the manifest
+    dropped its row: the row says `removing`, never `indexed` with nothing behind it, and the
+    next run removes it, whether or not the file has come back."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name in ("a.md", "b.md", "kept.md"):
+        (folder / name).write_text(f"# {name}\n\nThe text of {name}.\n")
+    library.ingest([folder])
+    ids = {Path(e.path).name: e.source_id for e in library.sources()}
+    saved = (folder / "a.md").read_text()
+    (folder / "a.md").unlink()
+    (folder / "b.md").unlink()
+    manifest_class = type(library.manifest)
+    forget = manifest_class.remove
+
+    def crash(*args: object, **kwargs: object) -> None:
+        raise Crash
+
+    monkeypatch.setattr(manifest_class, "remove", crash)
+    with pytest.raises(Crash):  # stops while removing a.md, before b.md
+        library.sync([folder])
+    monkeypatch.setattr(manifest_class, "remove", forget)
+    status = {Path(e.path).name: e.status for e in library.sources()}
+    assert status == {"a.md": REMOVING, "b.md": INDEXED, "kept.md": INDEXED}
+    assert library.store.source_ids() == {ids["b.md"], ids["kept.md"]}
+
+    (folder / "a.md").write_text(saved)  # a.md returns before the next run
+    report = library.ingest([folder / "a.md"])
+    assert [Path(str(row["path"])).name for row in report.removed] == ["a.md"]
+    library.sync([folder])
+    entries = library.sources()
+    assert sorted(Path(e.path).name for e in entries) == ["a.md", "kept.md"]
+    assert all(e.status == INDEXED for e in entries)
+    assert library.store.source_ids() == {ids["a.md"], ids["kept.md"]}

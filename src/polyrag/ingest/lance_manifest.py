@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from polyrag.index.store.filters import in_list, quote
 from polyrag.index.store.lance_side import SideTable
-from polyrag.ingest.manifest import INDEXED, INDEXING, Entry
+from polyrag.ingest.manifest import INDEXED, INDEXING, REMOVING, Entry
 
 TABLE = "sources"
 SCHEMA = pa.schema(
@@ -157,6 +157,12 @@ class LanceManifest:
             entry = self.get(path)
             if entry is not None:
                 self._put(path, dataclasses.replace(entry, error=error))
+
+    def removing(self, path: str) -> None:
+        with self._lock:
+            entry = self.get(path)
+            if entry is not None:
+                self._put(path, dataclasses.replace(entry, status=REMOVING, updated_at=time.time()))
 
     def remove(self, path: str) -> None:
         self._put(path, None)

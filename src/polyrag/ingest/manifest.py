@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 INDEXING = "indexing"
 INDEXED = "indexed"
+REMOVING = "removing"  # being removed: its chunks may be gone already; the next run finishes
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sources (
@@ -118,6 +119,11 @@ class Manifest(Protocol):
 
     def note_error(self, path: str, error: str) -> None:
         """Keep the last failure beside an indexed version (which stays searchable)."""
+        ...
+
+    def removing(self, path: str) -> None:
+        """Record that `path` is being removed (status `removing`): from now on its chunks
+        may be gone, so it is no longer reported as indexed."""
         ...
 
     def remove(self, path: str) -> None: ...
@@ -249,6 +255,12 @@ class SqliteManifest:
     def note_error(self, path: str, error: str) -> None:
         """Keep the last failure beside an indexed version (which stays searchable)."""
         self._run("UPDATE sources SET error = ? WHERE path = ?", (error, path))
+
+    def removing(self, path: str) -> None:
+        self._run(
+            "UPDATE sources SET status = ?, updated_at = ? WHERE path = ?",
+            (REMOVING, time.time(), path),
+        )
 
     def remove(self, path: str) -> None:
         self._run("DELETE FROM sources WHERE path = ?", (path,))

@@ -31,7 +31,7 @@ from polyrag.index.store.base import Store
 from polyrag.index.tables.base import TableStore
 from polyrag.ingest.discover import discover
 from polyrag.ingest.manifest import INDEXED, INDEXING, Entry, Manifest
-from polyrag.ingest.sync import remove_source, shielded, vanished
+from polyrag.ingest.sync import finish_removals, remove_source, shielded, vanished
 from polyrag.ingest.workers import Known, ParseJob, ParseResult, Pool
 from polyrag.settings import Settings
 from polyrag.types import Chunk
@@ -164,6 +164,9 @@ class Ingestor:
         self._force = force
         found = discover(paths)
         report = IngestReport()
+        with shielded():  # what a stopped run was removing goes first
+            rows = finish_removals(self._manifest, self._store, self._tables)
+        report.removed += [{"source_id": row.source_id, "path": row.path} for row in rows]
         for missing in found.missing:
             report.failed.append({"path": str(missing), "error": "no such file or folder"})
         items = [_Item(str(file), file.name, file=str(file)) for file in found.files]

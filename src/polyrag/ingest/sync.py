@@ -1,9 +1,10 @@
 """Keeping the index in step with folders: which sources vanished, and removing a source.
 
 A source is removed with every source carried inside it (attachments, archive members): the
-store drops the chunks (and the table store the tables) no other path still uses, then the
-manifest drops the rows, in one transaction. A run stopped in between leaves rows whose chunks
-are gone; the next sync or `sources remove` removes them again.
+manifest first marks the rows `removing`, then the store drops the chunks (and the table store
+the tables) no other path still uses, then the manifest drops the rows, in one transaction. A
+run stopped in between leaves rows marked `removing` (never `indexed` rows whose chunks are
+gone); the next ingest, sync or server start finishes removing them.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from types import FrameType
 
 from polyrag.index.store.base import Store
 from polyrag.index.tables.base import TableStore
-from polyrag.ingest.manifest import Entry, Manifest
+from polyrag.ingest.manifest import REMOVING, Entry, Manifest
 
 
 def vanished(manifest: Manifest, paths: Sequence[Path | str]) -> list[Entry]:
@@ -43,12 +44,24 @@ def remove_source(
     paths = [row.path for row in rows]
     ids = {sid for row in rows for sid in (row.source_id, *row.previous_ids)}
     stale = sorted(sid for sid in ids if not manifest.source_in_use(sid, besides=paths))
+    with manifest.transaction():
+        for path in paths:
+            manifest.removing(path)
     store.delete_sources(stale)
     tables.delete_sources(stale)
     with manifest.transaction():
         for path in paths:
             manifest.remove(path)
     return rows
+
+
+def finish_removals(manifest: Manifest, store: Store, tables: TableStore) -> list[Entry]:
+    """Remove again the sources a stopped run was removing; returns every row removed."""
+    removed: list[Entry] = []
+    for entry in manifest.all():  # by path: a parent before what it carries
+        if entry.status == REMOVING and manifest.get(entry.path) is not None:
+            removed += remove_source(manifest, store, tables, entry)
+    return removed
 
 
 @contextmanager

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from polyrag.index.tables.base import TableStore
-from polyrag.ingest.manifest import INDEXED, INDEXING, Entry, Manifest
+from polyrag.ingest.manifest import INDEXED, INDEXING, REMOVING, Entry, Manifest
 from polyrag.types import Locator, Table
 
 
@@ -74,6 +74,19 @@ class ManifestContract:
         manifest.finish("/missing.txt", 1)  # nothing to finish: nothing happens
         manifest.note_error("/missing.txt", "x")
         assert [e.path for e in manifest.all()] == ["/a.txt"]
+
+    def test_removing_marks_the_row_and_keeps_the_rest(self, manifest: Manifest) -> None:
+        manifest.begin(dataclasses.replace(entry("/a.txt", "aaa"), previous_source_id="old"))
+        manifest.finish("/a.txt", 4)
+        with manifest.transaction():
+            manifest.removing("/a.txt")
+            manifest.removing("/missing.txt")  # nothing to mark: nothing happens
+        marked = manifest.get("/a.txt")
+        assert marked is not None and marked.status == REMOVING
+        assert (marked.source_id, marked.chunks) == ("aaa", 4)
+        assert manifest.source_in_use("aaa", besides="/b.txt")  # still known until removed
+        manifest.remove("/a.txt")
+        assert manifest.all() == []
 
     def test_children_at_any_depth_and_sources_under_a_folder(self, manifest: Manifest) -> None:
         rows = [

@@ -21,7 +21,7 @@ from polyrag.api.schemas import UrlBody
 from polyrag.api.workspaces import Workspaces
 from polyrag.engine import Engine
 from polyrag.errors import ConfigError, SourceNotFoundError, UploadError, UploadTooLargeError
-from polyrag.ingest.manifest import INDEXED, Entry
+from polyrag.ingest.manifest import INDEXED, REMOVING, Entry
 from polyrag.settings import Settings
 from polyrag.view import SLIDE_DECKS, mail_headers, page_png, slides_as_pdf, table_rows
 
@@ -80,11 +80,13 @@ def delete_source(source_id: str, engine: EngineDep) -> dict[str, Any]:
     """The sources inside it (attachments, archive members) go with it, and an uploaded file's
     stored copy is deleted too."""
     entry = _entry(engine, source_id)
-    removed = engine.remove(entry.source_id)
+    # The stored copy goes first: a server stopped in between finds an indexed upload whose
+    # file is gone and finishes the removal at start, instead of indexing the file again.
     uploads = (engine.home / UPLOADS).resolve()
     stored = Path(entry.path)
     if stored.is_file() and stored.resolve().parent == uploads:
         stored.unlink()
+    removed = engine.remove(entry.source_id)
     return {"removed": [{"source_id": e.source_id, "path": e.path} for e in removed]}
 
 
@@ -258,32 +260,45 @@ def _shown(entry: Entry) -> dict[str, Any]:
 
 def resume_uploads(registry: Workspaces, jobs: Jobs) -> list[Job]:
     """At start: delete what a stopped server was still receiving (its client got no answer, so
-    it knows to send again), and start an ingest job for each workspace whose uploaded files
-    are not indexed at their current version (the server stopped before or while their job
-    ran). Returns the jobs started."""
+    it knows to send again), finish the removals it was making (a source marked `removing`,
+    an upload whose stored copy was deleted), and start an ingest job for each workspace whose
+    uploaded files are not indexed at their current version (the server stopped before or
+    while their job ran). Returns the jobs started."""
     started: list[Job] = []
     for name in registry.names():
         home = registry.home(name)
-        pending = _unindexed_uploads(registry.settings_for(name), home)
+        pending, unfinished = _left_by_a_stop(registry.settings_for(name), home)
+        for path in unfinished:  # by path: a parent before what it carries
+            log.info("workspace %s: finishing the removal of %s", name, path)
+            try:
+                registry.engine(name).remove(path)
+            except SourceNotFoundError:  # gone with its parent
+                continue
         if pending:
             log.info("workspace %s: indexing %d upload(s) left by a stop", name, len(pending))
             started.append(jobs.start(name, registry.engine(name), pending))
     return started
 
 
-def _unindexed_uploads(settings: Settings, home: Path) -> list[Path]:
-    folder = home / UPLOADS
-    if not folder.is_dir():
-        return []
-    for partial in folder.glob(f"{_PARTIAL}*"):
-        partial.unlink(missing_ok=True)
+def _left_by_a_stop(settings: Settings, home: Path) -> tuple[list[Path], list[str]]:
+    """Uploads not indexed at their current version, and sources whose removal was begun."""
+    folder = (home / UPLOADS).resolve()
+    if folder.is_dir():
+        for partial in folder.glob(f"{_PARTIAL}*"):
+            partial.unlink(missing_ok=True)
     manifest = build.manifest(settings)
     try:
         entries = {entry.path: entry for entry in manifest.all()}
     finally:
         manifest.close()
+    unfinished = [
+        path
+        for path, entry in entries.items()
+        if entry.status == REMOVING
+        or (entry.parent is None and Path(path).parent == folder and not Path(path).exists())
+    ]
     pending: list[Path] = []
-    for file in sorted(folder.iterdir()):
+    for file in sorted(folder.iterdir()) if folder.is_dir() else []:
         if not file.is_file():
             continue
         entry, stat = entries.get(str(file.resolve())), file.stat()
@@ -294,7 +309,7 @@ def _unindexed_uploads(settings: Settings, home: Path) -> list[Path]:
             or stat.st_mtime > entry.updated_at
         ):
             pending.append(file)
-    return pending
+    return pending, unfinished
 
 
 def _receive(upload_file: UploadFile, name: str, folder: Path, limit: int) -> Path:
