@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from polyrag.agent.answers import conclude, refusal, show_evidence
+from polyrag.agent.compare import compare, comparison_of
 from polyrag.agent.decisions import YesNo, decide
 from polyrag.agent.grounding import (
     derived,
@@ -64,7 +65,9 @@ class Replier:
         if state.get("kind") == "multihop" and not asks_two:
             evidence, hint = self._across_bridge(question, evidence, run)
         show_evidence(evidence, run.trace)
-        compared = self._by_birth_dates(run, question, evidence)
+        compared = self._by_birth_dates(run, question, evidence) or self._by_each(
+            run, question, evidence
+        )
         if compared is not None:
             return compared
         style = prompt("yesno") if YES_NO.match(question) else ""
@@ -196,6 +199,34 @@ class Replier:
         )
         cited = (Citation(one.n, one.chunk), Citation(two.n, two.chunk))
         verdict = Verdict(text, False, "answered", cited)
+        return conclude(
+            run.request,
+            run.trace,
+            verdict,
+            "code",
+            mode="agent",
+            standalone=question,
+            thread=run.thread,
+        )
+
+    def _by_each(self, run: Run, question: str, evidence: Sequence[Evidence]) -> Answer | None:
+        """ "Are A and B in the same X?", "Are A and B both P?", "Which N was P, A or B?":
+        asked of each thing in its own passage, decided and written by code (agent/compare.py);
+        None when the question is not of those shapes or the findings cannot tell."""
+        comparison = comparison_of(question)
+        if comparison is None:
+            return None
+        calls_left = self.settings.max_model_calls - run.trace.model_calls
+        compared = compare(comparison, evidence, self.steps.chat, run.trace, calls_left)
+        if compared is None:
+            return None
+        run.trace.add(
+            "compare",
+            f"asked of each in its own passage ({comparison.shape}): {compared.findings}",
+            {"shape": comparison.shape, "findings": compared.findings},
+        )
+        cited = tuple(Citation(item.n, item.chunk) for item in compared.cited)
+        verdict = Verdict(compared.text, False, "answered", cited)
         return conclude(
             run.request,
             run.trace,
