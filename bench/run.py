@@ -620,6 +620,47 @@ def render(results: dict[str, Any], profile: str, pending: Sequence[str] = ()) -
     return "\n".join(lines)
 
 
+CLUSTER_ALL = "cluster-financebench.json"  # the whole-set Ray comparison, run on its own
+
+
+def _load_json(path: Path) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    loaded: dict[str, Any] = json.loads(path.read_text())
+    return loaded
+
+
+def _sameness(cluster: dict[str, Any]) -> str:
+    """Whether the cluster's indexes equal the local one, in words."""
+    if cluster.get("same_index"):
+        return (
+            "indexes are the same: chunk ids, texts and locators, vectors (within 1e-5) and "
+            "manifest rows."
+        )
+    if "same_index" in cluster:
+        return f"indexes DIFFER: {cluster.get('differences')}."
+    if cluster.get("same_chunk_ids"):
+        return "indexes hold the same chunk ids."
+    return "indexes DIFFER in their chunk ids."
+
+
+def _cluster_rows(cluster: dict[str, Any]) -> list[str]:
+    lines = []
+    for label, key in (
+        ("local (1 parse worker)", "local"),
+        ("Ray, 1 node", "ray_1_node"),
+        ("Ray, 2 nodes", "ray_2_node"),
+    ):
+        if key not in cluster:
+            continue
+        row = cluster[key]
+        lines.append(
+            f"| {label} | {row['pages']:,} | {row['chunks']:,} | {row['seconds']:.0f} | "
+            f"{row['pages_per_s']:.2f} | {row['failed']} |"
+        )
+    return lines
+
+
 def render_scale(scale: dict[str, Any] | None) -> list[str]:
     """Hybrid search at scale on disk and on S3; ingestion on one and two Ray nodes."""
     if not scale:
@@ -659,25 +700,25 @@ def render_scale(scale: dict[str, Any] | None) -> list[str]:
         f"`polyrag ingest` of {cluster['pdfs']} PDFs ({cluster['folder']}): here, and with "
         "`--cluster` on a Ray cluster on this machine of one node and of two nodes (one CPU and "
         "one embedding thread each; the commits stay in the ingesting process). The three "
-        + (
-            "indexes hold the same chunk ids."
-            if cluster.get("same_chunk_ids")
-            else "indexes DIFFER in their chunk ids."
-        ),
+        + _sameness(cluster),
         "",
         "| run | pages | chunks | seconds | pages/s | failed |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    for label, key in (
-        ("local (1 parse worker)", "local"),
-        ("Ray, 1 node", "ray_1_node"),
-        ("Ray, 2 nodes", "ray_2_node"),
-    ):
-        row = cluster[key]
-        lines.append(
-            f"| {label} | {row['pages']:,} | {row['chunks']:,} | {row['seconds']:.0f} | "
-            f"{row['pages_per_s']:.2f} | {row['failed']} |"
-        )
+    lines += _cluster_rows(cluster)
+    whole = _load_json(RESULTS / CLUSTER_ALL)
+    if whole:
+        lines += [
+            "",
+            f"Every filing ({whole['pdfs']} PDFs), measured on its own with "
+            f"`python -m bench.scale cluster --pdfs {whole['pdfs']} --nodes 2 --save "
+            f"bench/results/{CLUSTER_ALL}` at {whole.get('commit', '?')}: the local and the "
+            f"two-node indexes {_sameness(whole).removeprefix('indexes ')}",
+            "",
+            "| run | pages | chunks | seconds | pages/s | failed |",
+            "|---|---:|---:|---:|---:|---:|",
+            *_cluster_rows(whole),
+        ]
     return lines
 
 

@@ -4,6 +4,7 @@ of two nodes on this machine.
 
     python -m bench.scale store --chunks 1000000
     python -m bench.scale cluster --pdfs 6
+    python -m bench.scale cluster --pdfs 51 --nodes 2    # every filing: is the index the same?
 
 Each measurement runs in a child process of its own (`serve-queries`), so its memory is the
 serving process's alone, not the benchmark's.
@@ -181,9 +182,10 @@ def _peak_rss_mb() -> float:
 # -- ingestion on a Ray cluster ---------------------------------------------------------------
 
 
-def bench_cluster(files: list[Path]) -> dict[str, Any]:
+def bench_cluster(files: list[Path], nodes: tuple[int, ...] = (1, 2)) -> dict[str, Any]:
     """`polyrag ingest` of these files: here (one parse worker), and with --cluster on a Ray
-    cluster of one node and of two nodes, one CPU each."""
+    cluster of each number of `nodes`, one CPU each; then whether every cluster's index equals
+    the local one."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "pdfs"
         folder.mkdir()
@@ -191,27 +193,66 @@ def bench_cluster(files: list[Path]) -> dict[str, Any]:
             (folder / pdf.name).symlink_to(pdf)
         homes = {"local": Path(tmp) / "local"}
         runs = {"local": _ingest(folder, homes["local"], None)}
-        for nodes in (1, 2):
-            name = f"ray_{nodes}_node"
+        for count in nodes:
+            name = f"ray_{count}_node"
             homes[name] = Path(tmp) / name
-            with ray_cluster(nodes, Path(tmp) / f"ray{nodes}") as address:
+            with ray_cluster(count, Path(tmp) / f"ray{count}") as address:
                 runs[name] = _ingest(folder, homes[name], address)
-        reference = _chunk_ids(homes["local"])
-        same = all(_chunk_ids(home) == reference for home in homes.values())
+        reference = _index(homes["local"])
+        differences = {
+            name: _differences(reference, _index(home))
+            for name, home in homes.items()
+            if name != "local"
+        }
     folder_name = str(files[0].parent.relative_to(SHARED)) if files else ""
-    return {"pdfs": len(files), "folder": folder_name, "same_chunk_ids": same, **runs}
+    return {
+        "pdfs": len(files),
+        "folder": folder_name,
+        "same_chunk_ids": all(not d["chunk_ids"] for d in differences.values()),
+        "same_index": all(not any(d.values()) for d in differences.values()),
+        "differences": differences,
+        **runs,
+    }
 
 
-def _chunk_ids(home: Path) -> set[str]:
-    """Every chunk id in a home's index (ids derive from content and position)."""
+def _index(home: Path) -> dict[str, Any]:
+    """What a home holds: each chunk (by id) with its vector, and the manifest's rows."""
     from polyrag.index.embed.onnx import OnnxMiniLM
     from polyrag.index.store.lancedb import LanceStore
+    from polyrag.ingest.manifest import SqliteManifest
 
     store = LanceStore(home / "index", OnnxMiniLM.dim, model=OnnxMiniLM.model_id)
+    manifest = SqliteManifest(home / "manifest.sqlite")
     try:
-        return {c.chunk_id for sid in store.source_ids() for c in store.chunks_of(sid)}
+        chunks = {c.chunk_id: c for sid in store.source_ids() for c in store.chunks_of(sid)}
+        by_text = store.vectors_for(sorted({c.embedded_sha256 for c in chunks.values()}))
+        rows = {
+            Path(e.path).name: (e.source_id, e.chunks, e.pages, e.status) for e in manifest.all()
+        }
+        return {"chunks": chunks, "vectors": by_text, "rows": rows}
     finally:
         store.close()
+        manifest.close()
+
+
+def _differences(local: dict[str, Any], other: dict[str, Any]) -> dict[str, int]:
+    """How many chunk ids, chunks (text, locator, everything), vectors (beyond 1e-5) and
+    manifest rows differ between two indexes."""
+    ids = local["chunks"].keys() ^ other["chunks"].keys()
+    both = local["chunks"].keys() & other["chunks"].keys()
+    chunks = sum(local["chunks"][i] != other["chunks"][i] for i in both)
+    texts = local["vectors"].keys() ^ other["vectors"].keys()
+    vectors = sum(
+        float(np.max(np.abs(local["vectors"][h] - other["vectors"][h]))) > 1e-5
+        for h in local["vectors"].keys() & other["vectors"].keys()
+    )
+    rows = local["rows"].items() ^ other["rows"].items()
+    return {
+        "chunk_ids": len(ids),
+        "chunks": chunks,
+        "vectors": vectors + len(texts),
+        "manifest_rows": len(rows),
+    }
 
 
 def _ingest(folder: Path, home: Path, cluster: str | None) -> dict[str, Any]:
@@ -219,12 +260,18 @@ def _ingest(folder: Path, home: Path, cluster: str | None) -> dict[str, Any]:
     command += ["--home", str(home), *(["--cluster", cluster] if cluster else [])]
     # One embedding thread per worker: each Ray worker has one CPU of its own.
     env = {**os.environ, "POLYRAG_EMBED__THREADS": "1"} if cluster else dict(os.environ)
+    from bench.run import peak_memory_mb
+
     started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO)
-    seconds = time.perf_counter() - started
-    if done.returncode not in (0, 1):
-        raise RuntimeError(f"ingest failed: {done.stderr[-1000:]}")
-    report = json.loads(done.stdout)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        child = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=REPO)
+        peak_mb, main_mb = peak_memory_mb(child)  # the ingest process and its parse workers
+        seconds = time.perf_counter() - started
+        out.seek(0)
+        err.seek(0)
+        if child.returncode not in (0, 1):
+            raise RuntimeError(f"ingest failed: {err.read()[-1000:]}")
+        report = json.loads(out.read())
     pages = sum(int(item.get("pages") or 0) for item in report["ingested"])
     chunks = sum(int(item.get("chunks") or 0) for item in report["ingested"])
     return {
@@ -234,6 +281,8 @@ def _ingest(folder: Path, home: Path, cluster: str | None) -> dict[str, Any]:
         "pages": pages,
         "chunks": chunks,
         "pages_per_s": pages / seconds,
+        "peak_rss_mb": peak_mb,  # on Ray: this process and any local children, not the actors
+        "ingest_process_rss_mb": main_mb,
     }
 
 
@@ -271,7 +320,9 @@ def main() -> int:
     store.add_argument("--chunks", type=int, default=1_000_000)
     store.add_argument("--queries", type=int, default=200)
     cluster = commands.add_parser("cluster", help="ingestion on one and two Ray nodes")
-    cluster.add_argument("--pdfs", type=int, default=6)
+    cluster.add_argument("--pdfs", type=int, default=6, help="the first n FinanceBench filings")
+    cluster.add_argument("--nodes", default="1,2", help="cluster sizes to measure, e.g. 2")
+    cluster.add_argument("--save", type=Path, help="also write the figures (JSON) here")
     child = commands.add_parser("serve-queries")
     child.add_argument("location")
     child.add_argument("queries", type=int)
@@ -282,7 +333,13 @@ def main() -> int:
         print(json.dumps(bench_store(args.chunks, args.queries), indent=1))
     elif args.command == "cluster":
         pdfs = sorted((SHARED / "financebench" / "pdfs").glob("*.pdf"))[: args.pdfs]
-        print(json.dumps(bench_cluster(pdfs), indent=1))
+        from bench.run import commit
+
+        nodes = tuple(int(n) for n in args.nodes.split(","))
+        figures = {**bench_cluster(pdfs, nodes), "commit": commit()}
+        print(json.dumps(figures, indent=1))
+        if args.save:
+            args.save.write_text(json.dumps(figures, indent=1) + "\n")
     else:
         serve_queries(args.location, args.queries, json.loads(args.options), args.staleness)
     return 0

@@ -55,6 +55,7 @@ def test_the_benchmark_suite_runs_on_a_tiny_dataset(tmp_path: Path) -> None:
     runs = [cluster[key] for key in ("local", "ray_1_node", "ray_2_node")]
     assert all(run["failed"] == 0 and run["ingested"] == cluster["pdfs"] == 2 for run in runs)
     assert cluster["same_chunk_ids"]  # the same chunks, wherever parsed
+    assert cluster["same_index"], cluster["differences"]  # texts, vectors, manifest rows too
     hybrid = results["scifact"]["test"]["results"]["hybrid"]
     assert hybrid["recall@10"] == 1.0  # five documents: every relevant one is in the top ten
     found = results["evidence"]["hotpotqa"]["collection"]
