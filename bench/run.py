@@ -713,7 +713,13 @@ def render_scale(scale: dict[str, Any] | None) -> list[str]:
             f"Every filing ({whole['pdfs']} PDFs), measured on its own with "
             f"`python -m bench.scale cluster --pdfs {whole['pdfs']} --nodes 2 --save "
             f"bench/results/{CLUSTER_ALL}` at {whole.get('commit', '?')}: the local and the "
-            f"two-node indexes {_sameness(whole).removeprefix('indexes ')}",
+            f"two-node indexes {_sameness(whole).removeprefix('indexes ')}"
+            + (
+                f" The local ingest's peak RSS: {whole['local']['peak_rss_mb']:,.0f} MB, of which "
+                f"the ingest process {whole['local']['ingest_process_rss_mb']:,.0f} MB."
+                if "peak_rss_mb" in whole.get("local", {})
+                else ""
+            ),
             "",
             "| run | pages | chunks | seconds | pages/s | failed |",
             "|---|---:|---:|---:|---:|---:|",
