@@ -17,7 +17,6 @@ import json
 import logging
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -289,27 +288,12 @@ def _ingest(folder: Path, home: Path, cluster: str | None) -> dict[str, Any]:
 @contextmanager
 def ray_cluster(nodes: int, temp: Path) -> Iterator[str]:
     """A Ray cluster on 127.0.0.1: a head and `nodes - 1` more nodes, one CPU each."""
-    ray = str(Path(sys.executable).with_name("ray"))
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-    with socket.socket() as probe:  # a free port for the head
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
-    common = ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--object-store-memory=200000000"]
-    temp.mkdir(parents=True)
+    from polyrag.testing.ray import local_cluster
+
     try:
-        head = [ray, "start", "--head", f"--port={port}", "--include-dashboard=false"]
-        head += [f"--temp-dir={temp}", "--disable-usage-stats", *common]
-        subprocess.run(head, check=True, capture_output=True, env=env)
-        for _ in range(nodes - 1):
-            subprocess.run(
-                [ray, "start", f"--address=127.0.0.1:{port}", "--disable-usage-stats", *common],
-                check=True,
-                capture_output=True,
-                env=env,
-            )
-        yield f"127.0.0.1:{port}"
+        with local_cluster(nodes, temp, object_store_bytes=200_000_000) as head:
+            yield head
     finally:
-        subprocess.run([ray, "stop", "--force"], capture_output=True, env=env)
         shutil.rmtree(temp, ignore_errors=True)
 
 

@@ -17,12 +17,12 @@ import pytest
 from polyrag.index.embed.onnx import OnnxMiniLM
 from polyrag.index.store.lancedb import LanceStore
 from polyrag.ingest.manifest import SqliteManifest
+from polyrag.testing.ray import local_cluster
 
 from ..conftest import CORPUS
-from ..servers import free_port, started, stop_children
+from ..servers import started, stop_children
 from .test_crash_safety import long_note
 
-RAY = Path(sys.executable).with_name("ray")
 FILES = [
     "pdf_tables/pdfplumber__la-precinct-bulletin-2014-p1.pdf",
     "xlsx/unstructured__stanley-cups.xlsx",
@@ -33,26 +33,11 @@ FILES = [
 ]
 
 
-def ray(*args: str, env: dict[str, str]) -> None:
-    done = subprocess.run([str(RAY), *args], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`ray start --head` and a second `ray start` joining it: two raylets, one CPU each."""
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-    port = free_port()
-    common = ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--object-store-memory=80000000"]
-    temp = tmp_path_factory.mktemp("ray")
-    try:
-        ray("start", "--head", f"--port={port}", "--include-dashboard=false",
-            f"--ray-client-server-port={free_port()}", f"--temp-dir={temp}",
-            "--disable-usage-stats", *common, env=env)  # fmt: skip
-        ray("start", f"--address=127.0.0.1:{port}", "--disable-usage-stats", *common, env=env)
-        yield f"127.0.0.1:{port}"
-    finally:
-        subprocess.run([str(RAY), "stop", "--force"], capture_output=True, env=env, timeout=120)
+    with local_cluster(2, tmp_path_factory.mktemp("ray"), object_store_bytes=80_000_000) as head:
+        yield head
 
 
 @pytest.fixture(scope="module")
