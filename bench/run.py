@@ -710,7 +710,7 @@ def render_scale(scale: dict[str, Any] | None) -> list[str]:
     if whole:
         lines += [
             "",
-            f"Every filing ({whole['pdfs']} PDFs), measured on its own with "
+            f"Every filing ({whole['pdfs']} PDFs), measured separately with "
             f"`python -m bench.scale cluster --pdfs {whole['pdfs']} --nodes 2 --save "
             f"bench/results/{CLUSTER_ALL}` at {whole.get('commit', '?')}: the local and the "
             f"two-node indexes {_sameness(whole).removeprefix('indexes ')}"
