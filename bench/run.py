@@ -34,6 +34,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from polyrag.testing.ray import process_tree
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "eval"
 OUT = REPO / "BENCHMARKS.md"
@@ -113,7 +115,7 @@ def peak_memory_mb(child: subprocess.Popen[Any]) -> tuple[float, float]:
     """
     peaks: dict[int, int] = {}
     while child.poll() is None:
-        for pid in _process_tree(child.pid):
+        for pid in process_tree(child.pid):
             try:
                 for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                     if line.startswith("VmHWM:"):
@@ -122,21 +124,6 @@ def peak_memory_mb(child: subprocess.Popen[Any]) -> tuple[float, float]:
                 pass
         time.sleep(0.1)
     return sum(peaks.values()) / 1024, peaks.get(child.pid, 0) / 1024
-
-
-def _process_tree(root: int) -> list[int]:
-    """The process and all its descendants, from /proc."""
-    found, queue = [root], [root]
-    while queue:
-        pid = queue.pop()
-        try:
-            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        except OSError:
-            continue
-        for child in map(int, children):
-            found.append(child)
-            queue.append(child)
-    return found
 
 
 def bench_ingest(limit: int | None) -> dict[str, Any]:

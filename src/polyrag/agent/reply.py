@@ -197,17 +197,7 @@ class Replier:
                 "dates": {chosen.name: chosen.written, other.name: other.written},
             },
         )
-        cited = (Citation(one.n, one.chunk), Citation(two.n, two.chunk))
-        verdict = Verdict(text, False, "answered", cited)
-        return conclude(
-            run.request,
-            run.trace,
-            verdict,
-            "code",
-            mode="agent",
-            standalone=question,
-            thread=run.thread,
-        )
+        return _written_by_code(run, question, text, (one, two))
 
     def _by_each(self, run: Run, question: str, evidence: Sequence[Evidence]) -> Answer | None:
         """ "Are A and B in the same X?", "Are A and B both P?", "Which N was P, A or B?":
@@ -225,17 +215,7 @@ class Replier:
             f"asked of each in its own passage ({comparison.shape}): {compared.findings}",
             {"shape": comparison.shape, "findings": compared.findings},
         )
-        cited = tuple(Citation(item.n, item.chunk) for item in compared.cited)
-        verdict = Verdict(compared.text, False, "answered", cited)
-        return conclude(
-            run.request,
-            run.trace,
-            verdict,
-            "code",
-            mode="agent",
-            standalone=question,
-            thread=run.thread,
-        )
+        return _written_by_code(run, question, compared.text, compared.cited)
 
     def _yes_or_no(
         self, run: Run, question: str, evidence: Sequence[Evidence], answer: Answer
@@ -301,6 +281,16 @@ class Replier:
             budget=budget,
             relative=0.0,
         )
+
+
+def _written_by_code(run: Run, question: str, text: str, cited: Sequence[Evidence]) -> Answer:
+    """An answer code wrote (a comparison it decided), citing these passages."""
+    citations = tuple(Citation(item.n, item.chunk) for item in cited)
+    verdict = Verdict(text, False, "answered", citations)
+    return conclude(
+        run.request, run.trace, verdict, "code", mode="agent", standalone=question,
+        thread=run.thread,
+    )  # fmt: skip
 
 
 def _title(chunk: Chunk) -> str:

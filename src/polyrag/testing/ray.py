@@ -61,7 +61,7 @@ def stop_cluster(temp: Path, port: int, grace: float = 10.0) -> None:
         for pid, line in _command_lines()
         if folder in line or ("ray" in line and head.search(line))
     ]
-    doomed = {pid for root in roots for pid in _tree(root)}
+    doomed = {pid for root in roots for pid in process_tree(root)}
     for pid in doomed:
         _signal(pid, signal.SIGTERM)
     deadline = time.monotonic() + grace
@@ -94,7 +94,7 @@ def _command_lines() -> Iterator[tuple[int, str]]:
         yield int(entry.name), raw.replace(b"\0", b" ").decode(errors="replace")
 
 
-def _tree(root: int) -> list[int]:
+def process_tree(root: int) -> list[int]:
     """The process and its descendants."""
     found, queue = [root], [root]
     while queue:
