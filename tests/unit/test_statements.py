@@ -114,7 +114,10 @@ def test_a_question_names_a_figure_and_its_fiscal_years(question: str, described
 @pytest.mark.parametrize(
     "question",
     [
-        "Does Adobe have an improving operating margin profile as of FY2022?",  # yes or no
+        "Does Adobe have a strong operating margin profile as of FY2022?",  # a judgement
+        "Did Ulta Beauty's wages expense as a percent of net sales increase in FY2023?",
+        "Did JnJ's net earnings increase in Q2 of FY2023 compared to Q2 of FY2022?",
+        "Has Boeing's adjusted operating margin improved in FY2022?",
         "What drove the reduction in SG&A expense as a percent of net sales in FY2023?",
         "What was the total revenue in 2019?",  # no fiscal year named as one
         "Who were the primary customers of Boeing as of FY2022?",  # no figure
@@ -131,6 +134,63 @@ def test_a_question_names_a_figure_and_its_fiscal_years(question: str, described
 )
 def test_questions_about_something_else_are_left_to_the_model(question: str) -> None:
     assert plan(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "described", "direction"),
+    [
+        ("Does Adobe have an improving operating margin profile as of FY2022? If operating "
+         "margin is not a useful metric for a company like this, then state that.",
+         "operating margin, FY2022 against FY2021", "up"),
+        ("How much has the effective tax rate of Corning changed between FY2021 and FY2022?",
+         "effective tax rate, FY2022 against FY2021", ""),
+        ("How does Boeing's effective tax rate in FY2022 compare to FY2021?",
+         "effective tax rate, FY2022 against FY2021", ""),
+        ("Has the company's days inventory outstanding improved in fiscal 2020?",
+         "days inventory outstanding, FY2020 against FY2019", "down"),  # fewer days is better
+        ("Did total assets decline between FY2019 and FY2021?",
+         "total assets, FY2021 against FY2019", "down"),
+    ],
+)  # fmt: skip
+def test_whether_a_figure_went_up_or_down_is_two_years_side_by_side(
+    question: str, described: str, direction: str
+) -> None:
+    asked = plan(question)
+    assert asked is not None and asked.describe() == described and asked.trend == direction
+
+
+def test_a_trend_answers_yes_or_no_with_both_years_and_the_change() -> None:
+    ok, result = compute("Did Amazon have an improving operating margin as of FY2017?")
+    assert ok
+    lines = result.split("\n")
+    assert lines[0] == (
+        "No — Operating margin, FY2017 against FY2016: 2.3%, down 0.8 percentage points from 3.1%"
+    )
+    assert lines[1] == (
+        "computed as FY2016: 4186 ÷ 135,987 × 100 = 3.08; FY2017: 4106 ÷ 177,866 × 100 = 2.31"
+    )
+    ok, result = compute("Did Amazon's total assets grow between FY2016 and FY2017?")
+    assert ok and result.startswith(
+        "Yes — Total assets, FY2017 against FY2016: 131,310, up 47,908 (57.4%) from 83,402 "
+        "(USD millions)\nread from Total assets, FY2016: 83,402 (Table 11, page 40); "
+    )
+    ok, result = compute("How did Amazon's total current liabilities change from FY2016 to FY2017?")
+    assert ok and result.startswith(
+        "Total current liabilities, FY2017 against FY2016: 57,883, up 14,067 (32.1%) from 43,816"
+    )
+
+
+def test_a_trend_code_read_is_the_answer_whatever_the_model_said(tmp_path: Path) -> None:
+    answer, _trace = ask_agent(
+        tmp_path,
+        "Does Amazon have an improving operating margin profile as of FY2017?",
+        "Yes, Amazon's operating margin improved to 2.3% [1].",  # the figure right, the verdict not
+    )
+    assert answer.text.startswith(
+        "No — Operating margin, FY2017 against FY2016: 2.3%, down 0.8 percentage points from "
+        "3.1%, computed as FY2016: 4186 ÷ 135,987 × 100 = 3.08; "
+    )
+    assert {c.chunk.locator.page for c in answer.citations} == {38}
 
 
 def test_a_ratio_reads_each_item_from_its_statement_in_the_years_asked() -> None:

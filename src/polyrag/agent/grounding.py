@@ -17,6 +17,7 @@ from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, Answer, Chunk, Citatio
 
 _CALC = "Calculation:"
 _FIGURE = "Computed by code from the statements:"
+_COMPARED = re.compile(r", FY\d{4} against FY\d{4}: ")
 
 
 def derived(outcome: ToolOutcome) -> Evidence:
@@ -189,10 +190,15 @@ def with_figure(answer: Answer, evidence: Sequence[Evidence]) -> Answer:
     if value is None:
         return answer
     stated = [] if answer.refused else numbers_in_text(answer.text)
-    if any(abs(abs(n) - abs(value)) <= max(0.01 * abs(value), 0.005) for n in stated):
+    # Two years side by side ("… FY2022 against FY2021: 34.6%, down from 36.8% …"): code
+    # decided which way it went, and the yes or no it begins with.
+    compared = _COMPARED.search(lines[0]) is not None
+    if not compared and any(
+        abs(abs(n) - abs(value)) <= max(0.01 * abs(value), 0.005) for n in stated
+    ):
         return answer
     computed = len(lines) > 2  # "computed as …" between the figure and the rows read
-    if stated and not computed:
+    if stated and not computed and not compared:
         # A figure read off one row, and the reply states another: the question may be about
         # something narrower than the statement's line (a segment's sales), so the reply,
         # which the verifier checked against the evidence, stands.

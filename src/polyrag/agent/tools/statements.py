@@ -20,6 +20,10 @@ something narrower (a quarter, a segment, an adjusted measure, a ratio to someth
 not know) is not taken for one of these: the question then goes on to the model's own
 calculation.
 
+"Does Adobe have an improving operating margin as of FY2022?" and "How does the effective tax
+rate in FY2022 compare to FY2021?" are the same figures for two years, side by side: code says
+which way it moved, by how much, and — when asked whether it went up (or improved) — yes or no.
+
 Only questions that name a fiscal year ("FY2019", "fiscal 2019") are read here; the formulas
 are the textbook ones, which is also how the questions that define them spell them out.
 """
@@ -96,6 +100,10 @@ class Plan:
     unit: str | None = None  # "thousands", "millions" or "billions", as the question asks
     decimals: int | None = None
     difference: bool = False  # a change asked as an amount ("how much did revenue increase")
+    # "Does Adobe have an improving operating margin as of FY2022?": the figure of two years
+    # side by side (growth_from, years[-1]); "up" or "down" when the question asks whether it
+    # went that way (the reply then begins with yes or no), "" when it asks how it changed.
+    trend: str | None = None
 
     @property
     def computed(self) -> bool:
@@ -107,6 +115,8 @@ class Plan:
         """What is computed, as a person says it: "fixed asset turnover ratio for FY2019"."""
         name = _TITLES.get(self.metric.key, self.metric.key.replace("_", " "))
         first, last = self.years[0], self.years[-1]
+        if self.trend is not None:
+            return f"{name}, FY{last} against FY{self.growth_from}"
         if self.growth_from is not None:
             if self.difference:
                 return f"change in {name} from FY{self.growth_from} to FY{last}"
@@ -151,7 +161,11 @@ _TITLES = {
 def plan(question: str) -> Plan | None:
     """The metric and years a question asks for, or None when it names no fiscal year or no
     figure this module knows, or asks for something else about it (a quarter's, a ratio of
-    it to something else, the figures of several years, a judgement)."""
+    it to something else, the figures of several years, a judgement) — except whether a
+    figure went up or down between two years, which is the two figures side by side."""
+    trend = _trend(question)
+    if trend is not None:
+        return trend
     if _NOT_A_FIGURE.search(question):
         return None
     asked = _DEFINED.split(question, maxsplit=1)[0]
@@ -165,8 +179,8 @@ def plan(question: str) -> Plan | None:
             break
     if found is None:
         return None
-    if _TO_BEFORE.search(asked[: found.start()]) or _TO_AFTER.match(asked[found.end() :]):
-        return None  # "total debt to total assets": a ratio of something this does not know
+    if _another_figure(asked, found):
+        return None
     span = _SPAN.search(asked)
     if span is None and len(set(years)) > 1:
         return None  # "for fiscal 2018 and 2017": two figures
@@ -204,6 +218,17 @@ def plan(question: str) -> Plan | None:
     )
 
 
+def _another_figure(question: str, name: re.Match[str]) -> bool:
+    """Whether the figure named is only part of another one the question asks about: "total
+    debt to total assets", "wages expense as a percent of net sales"."""
+    before, after = question[: name.start()], question[name.end() :]
+    return bool(_TO_BEFORE.search(before) or _OF_BEFORE.search(before) or _TO_AFTER.match(after))
+
+
+_OF_BEFORE = re.compile(
+    r"\b(?:percent(?:age)?|%|share|proportion|fraction|ratio)\s+of\s+(?:(?:the|its|total)\s+)*$",
+    re.IGNORECASE,
+)
 _QUARTER = re.compile(r"\bquarters?\b|\bQ[1-4]\b|\bH[12]\b|\bhalf[- ]year", re.IGNORECASE)
 _TO_BEFORE = re.compile(r"\bto\s*$", re.IGNORECASE)
 _TO_AFTER = re.compile(r"\s+to\s+(?!(?:one|two|three|\d) decimal)[a-z]", re.IGNORECASE)
@@ -214,6 +239,68 @@ _ASKED_UNITS = (
     ("millions", re.compile(r"\b(?:USD|US\$|\$|in) ?millions?\b|\bmillions of\b", re.I)),
     ("thousands", re.compile(r"\b(?:USD|US\$|\$|in) ?thousands?\b", re.I)),
 )
+
+
+# Whether a figure went up or down: "Does Adobe have an improving operating margin profile as of
+# FY2022?", "Has the effective tax rate of Corning changed between FY2021 and FY2022?", "How does
+# Boeing's effective tax rate in FY2022 compare to FY2021?"
+_TREND_ASKED = re.compile(
+    r"^\W*(?:does|do|did|is|are|was|were|has|have|had|how (?:much )?(?:has|have|did|does|do))\b",
+    re.IGNORECASE,
+)
+_UP = re.compile(r"\b(?:improv\w*|increas\w*|grow\w*|grew|rise|rising|rose|higher)\b", re.I)
+_DOWN = re.compile(r"\b(?:declin\w*|decreas\w*|deteriorat\w*|drop\w*|fall\w*|fell|lower)\b", re.I)
+_CHANGE = re.compile(r"\b(?:chang\w*|compare[sd]?|moved?)\b", re.I)
+# Figures where less is better: "improving" means going down.
+_LESS_IS_BETTER = frozenset({"ccc", "dio", "dso", "cogs_share", "capex_share", "cogs"})
+# Where going up is not plainly better or worse, "improving" is not read as a direction.
+_NO_BETTER = frozenset({"effective_tax_rate", "dpo", "payables", "dividends"})
+
+
+def _trend(question: str) -> Plan | None:
+    """A question whether (or how) one standard figure changed between two fiscal years, asked
+    in its first sentence ("If operating margin is not a useful metric…" asks something else);
+    one year named means that year against the one before."""
+    first = re.split(r"(?<=[?.])\s+", question.strip(), maxsplit=1)[0]
+    if not _TREND_ASKED.search(first) or _QUARTER.search(first):
+        return None
+    up, down = bool(_UP.search(first)), bool(_DOWN.search(first))
+    if not (up or down or _CHANGE.search(first)):
+        return None
+    years = sorted({int(y) for y in _YEAR.findall(first)})
+    if len(years) == 1:
+        years = [years[0] - 1, years[0]]
+    if len(years) != 2:
+        return None
+    metric = next((m for m in METRICS if m.names.search(first)), None)
+    if metric is None:
+        return None
+    found = metric.names.search(first)
+    assert found is not None
+    if metric.unit == "amount" and re.match(r"\W*how much\b", first, re.I):
+        return None  # "How much did revenue increase…": the change itself, as an amount
+    if _another_figure(first, found):
+        return None
+    if re.search(r"(?<!un)adjusted\b|\bnon[- ]?GAAP\b|\bsegment\b", first, re.I):
+        return None
+    direction = ""
+    if up != down:
+        direction = "up" if up else "down"
+        if re.search(r"\bimprov", first, re.I):
+            if metric.key in _NO_BETTER:
+                direction = ""
+            elif metric.key in _LESS_IS_BETTER:
+                direction = "down"
+    decimals = _DECIMALS.search(question)
+    unit = next((name for name, pattern in _ASKED_UNITS if pattern.search(question)), None)
+    return Plan(
+        metric,
+        (years[1],),
+        years[0],
+        unit=unit,
+        decimals=_decimals(decimals.group(1)) if decimals else None,
+        trend=direction,
+    )
 
 
 def _decimals(word: str) -> int:
@@ -390,6 +477,9 @@ def _compute(
         return _SLOT.sub(slot, asked.metric.formula)
 
     last = asked.years[-1]
+    if asked.trend is not None and asked.growth_from is not None:
+        expressions = (for_year(asked.growth_from), for_year(last))
+        return _compared(asked, expressions, found, arguments, context)
     if asked.growth_from is not None:
         now, then = f"({for_year(last)})", f"({for_year(asked.growth_from)})"
         unit = "percent"
@@ -404,39 +494,11 @@ def _compute(
         each = [for_year(year) for year in asked.years]
         expression = each[0] if len(each) == 1 else f"({' + '.join(each)}) / {len(each)}"
         unit = asked.metric.unit
-    scales = {f.scale for f in found.values()}
-    if len(scales) > 1:
-        raise _Missing("the statements give their figures in different units")
-    scale = scales.pop()
-    shown_in = _unit_name(scale)
-    if unit == "amount":
-        target = asked.unit or shown_in
-        factor = scale / _MILLIONS_IN[target]
-        if factor != 1:
-            expression = (
-                f"({expression}) * {_literal(factor)}"
-                if factor > 1
-                else (f"({expression}) / {_literal(1 / factor)}")
-            )
-        shown_in = target
+    expression, shown_in = _in_unit(expression, unit, asked, found)
     backing = tuple(_cited(found.values()))
-    known = [*context.known_numbers(), *_CONSTANTS, *(f.value for f in found.values())]
-    known += [abs(f.value) for f in found.values()]
-    try:
-        done = calculate(expression, known)
-    except CalculationError as error:
-        raise _Missing(str(error)) from None
-    decimals = asked.decimals
-    if decimals is None:
-        decimals = {"ratio": 2, "percent": 1, "days": 2}.get(unit, 2)
-    value = round(done.value, decimals)
-    shown = f"{value:,.{decimals}f}" if unit != "amount" or value != int(value) else f"{value:,.0f}"
-    if unit == "percent":
-        shown += "%"
-    elif unit == "amount":
-        shown = f"{shown} (USD {shown_in})"
-    elif unit == "days":
-        shown += " days"
+    done = _calculated(expression, _known(context, found))
+    decimals = _shown_decimals(asked, unit)
+    shown = _shown(round(done.value, decimals), unit, decimals, shown_in)
     lines = [f"{asked.describe()[0].upper()}{asked.describe()[1:]}: {shown}"]
     worked = re.search(r"[−+×÷^]", done.formula) is not None
     if worked:
@@ -455,6 +517,123 @@ def _compute(
         backing=backing,
         formula=done.formula if worked else "",
     )
+
+
+def _compared(
+    asked: Plan,
+    expressions: tuple[str, str],
+    found: dict[tuple[str, int], Found],
+    arguments: dict[str, Any],
+    context: ToolContext,
+) -> ToolOutcome:
+    """A figure of two years side by side, and how it moved: "No — Operating margin, FY2022
+    against FY2021: 34.6%, down 2.2 percentage points from 36.8%"; yes or no first when the
+    question asked whether it went up (or improved) or down."""
+    unit = asked.metric.unit
+    known = _known(context, found)
+    worked = []
+    for expression in expressions:
+        in_unit, shown_in = _in_unit(expression, unit, asked, found)
+        worked.append(_calculated(in_unit, known))
+    then, now = worked
+    decimals = _shown_decimals(asked, unit)
+    change = _calculated(f"{_literal(now.value)} - {_literal(then.value)}", [now.value, then.value])
+    # An amount's unit is said once, at the end: "131,310, up 47,908 (57.4%) from 83,402
+    # (USD millions)".
+    bare = "number" if unit == "amount" else unit
+
+    def shown(value: float) -> str:
+        return _shown(round(value, decimals), bare, decimals, shown_in)
+
+    by = shown(abs(change.value))
+    if unit == "percent":
+        by = by.replace("%", " percentage points")
+    if unit == "amount" and then.value:
+        by += f" ({abs(change.value) / abs(then.value) * 100:.1f}%)"
+    if round(change.value, decimals) == 0:
+        moved = "unchanged from"
+    else:
+        moved = f"{'up' if change.value > 0 else 'down'} {by} from"
+    lead = ""
+    if asked.trend:
+        went = "up" if change.value > 0 else "down" if change.value < 0 else ""
+        lead = "Yes — " if went == asked.trend else "No — "
+    name = asked.describe()
+    first_line = f"{lead}{name[0].upper()}{name[1:]}: {shown(now.value)}, {moved} "
+    first_line += shown(then.value)
+    if unit == "amount":
+        first_line += f" (USD {shown_in})"
+    lines = [first_line]
+    formulas = [
+        f"FY{year}: {w.formula}"
+        for year, w in zip((asked.growth_from, asked.years[-1]), worked, strict=True)
+        if re.search(r"[−+×÷^]", w.formula)
+    ]
+    if formulas:
+        lines.append(f"computed as {'; '.join(formulas)}")
+    rows = "; ".join(
+        f"{f.label}, FY{f.year}: {show(f.value)} ({_where(f.table)})"
+        for f in sorted(found.values(), key=lambda f: (f.item.key, f.year))
+    )
+    lines.append(f"read from {rows}")
+    return ToolOutcome(
+        "statement",
+        {**arguments, "compared": True},
+        True,
+        result="\n".join(lines),
+        backing=tuple(_cited(found.values())),
+        formula="; ".join(formulas),
+    )
+
+
+def _in_unit(
+    expression: str, unit: str, asked: Plan, found: dict[tuple[str, int], Found]
+) -> tuple[str, str]:
+    """The expression scaled to the unit asked for (an amount), and that unit's name."""
+    scales = {f.scale for f in found.values()}
+    if len(scales) > 1:
+        raise _Missing("the statements give their figures in different units")
+    scale = scales.pop()
+    shown_in = _unit_name(scale)
+    if unit != "amount":
+        return expression, shown_in
+    target = asked.unit or shown_in
+    factor = scale / _MILLIONS_IN[target]
+    if factor > 1:
+        expression = f"({expression}) * {_literal(factor)}"
+    elif factor < 1:
+        expression = f"({expression}) / {_literal(1 / factor)}"
+    return expression, target
+
+
+def _known(context: ToolContext, found: dict[tuple[str, int], Found]) -> list[float]:
+    known = [*context.known_numbers(), *_CONSTANTS, *(f.value for f in found.values())]
+    return known + [abs(f.value) for f in found.values()]
+
+
+def _calculated(expression: str, known: Sequence[float]) -> Any:
+    try:
+        return calculate(expression, known)
+    except CalculationError as error:
+        raise _Missing(str(error)) from None
+
+
+def _shown_decimals(asked: Plan, unit: str) -> int:
+    if asked.decimals is not None:
+        return asked.decimals
+    return {"ratio": 2, "percent": 1, "days": 2}.get(unit, 2)
+
+
+def _shown(value: float, unit: str, decimals: int, shown_in: str) -> str:
+    whole = unit in ("amount", "number") and value == int(value)
+    shown = f"{value:,.0f}" if whole else f"{value:,.{decimals}f}"
+    if unit == "percent":
+        return shown + "%"
+    if unit == "amount":
+        return f"{shown} (USD {shown_in})"
+    if unit == "days":
+        return shown + " days"
+    return shown
 
 
 _CONSTANTS = (365.0,)  # the days of a year, in the formulas of days outstanding
