@@ -202,7 +202,7 @@ ITEMS = {
             "income before income taxes",
             INCOME,
             _labels(
-                r"(?:income|earnings)(?: \(loss\))? (?:from continuing operations )?before "
+                r"(?:income|earnings|loss)(?: \(loss\))? (?:from continuing operations )?before "
                 r"(?:provision for )?income tax(?:es| expense)?.*",
             ),
         ),
@@ -215,6 +215,7 @@ ITEMS = {
                 r"(?:total )?income tax expense.*",
                 r"income taxes",
                 r"\(?(?:provision|benefit)\)? (?:for|from) income taxes.*",
+                r"income tax \(expense\)/benefit",  # a year at a loss may show a benefit
             ),
             magnitude=True,
         ),

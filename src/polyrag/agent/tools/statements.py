@@ -727,8 +727,9 @@ _SECTION_ROWS = 16  # the most parts a section of a statement lists before its t
 _HALLMARKS = {
     BALANCE: re.compile(r"^total (?:current )?(?:assets|liabilities)$"),
     INCOME: re.compile(
-        r"^(?:net (?:income|earnings)(?: \(loss\))?(?: attributable to .*)?|"
-        r"(?:basic|diluted)(?: net)? (?:income|earnings) per (?:common )?share.*)$"
+        # a company's year at a loss says so: "Net loss", "Basic loss per share"
+        r"^(?:net (?:income|earnings|loss)(?: \(loss\))?(?: attributable to .*)?|"
+        r"(?:basic|diluted)(?: net)? (?:income|earnings|loss) per (?:common )?share.*)$"
     ),
     CASH: re.compile(r"^net cash .*(?:operating|investing|financing) activities"),
 }
