@@ -362,6 +362,12 @@ METRICS = (
     ),
     Metric("cash_ratio", _names(r"cash ratio"), "{cash} / {current_liabilities}", "ratio"),
     Metric(
+        "quick_ratio",
+        _names(r"quick ratio|acid[- ]test ratio"),
+        "({current_assets} - {inventory}) / {current_liabilities}",
+        "ratio",
+    ),
+    Metric(
         "receivables_turnover",
         _names(r"(?:accounts )?receivables? turnover(?: ratio)?"),
         "{revenue} / {avg receivables}",

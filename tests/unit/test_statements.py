@@ -411,6 +411,7 @@ def test_statements_read_as_text_give_their_rows() -> None:
         ("What is Amazon's FY2017 EBITDA % margin?", None),  # no D&A row: not computed
         ("What is Amazon's FY2017 payables turnover?", "Payables turnover ratio for FY2017: 3.74"),
         ("What is Amazon's FY2017 return on assets?", "Return on assets for FY2017: 2.8%"),
+        ("What is Amazon's FY2017 quick ratio?", "Quick ratio for FY2017: 0.76"),
     ],
 )
 def test_standard_ratios_from_the_statements(question: str, first_line: str | None) -> None:
