@@ -118,6 +118,7 @@ def test_a_question_names_a_figure_and_its_fiscal_years(question: str, described
         "Did Ulta Beauty's wages expense as a percent of net sales increase in FY2023?",
         "Did JnJ's net earnings increase in Q2 of FY2023 compared to Q2 of FY2022?",
         "Has Boeing's adjusted operating margin improved in FY2022?",
+        "Did Boeing's Commercial Airplanes revenue increase in FY2022?",  # a segment's
         "What drove the reduction in SG&A expense as a percent of net sales in FY2023?",
         "What was the total revenue in 2019?",  # no fiscal year named as one
         "Who were the primary customers of Boeing as of FY2022?",  # no figure

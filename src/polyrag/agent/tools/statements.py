@@ -279,7 +279,7 @@ def _trend(question: str) -> Plan | None:
     assert found is not None
     if metric.unit == "amount" and re.match(r"\W*how much\b", first, re.I):
         return None  # "How much did revenue increase…": the change itself, as an amount
-    if _another_figure(first, found):
+    if _another_figure(first, found) or not _BEFORE_A_WHOLE_FIGURE.search(first[: found.start()]):
         return None
     if re.search(r"(?<!un)adjusted\b|\bnon[- ]?GAAP\b|\bsegment\b", first, re.I):
         return None
@@ -301,6 +301,17 @@ def _trend(question: str) -> Plan | None:
         decimals=_decimals(decimals.group(1)) if decimals else None,
         trend=direction,
     )
+
+
+# What may stand before the figure's name when the question is about the company's own figure:
+# "Boeing's", "the", "an improving"; not another noun ("Commercial Airplanes revenue", "wages
+# expense"), which makes it a narrower figure.
+_BEFORE_A_WHOLE_FIGURE = re.compile(
+    r"(?:^|['’]s |\b(?:a|an|the|its|their|in|of|did|does|do|has|have|had|is|are|was|were|"
+    r"improving|improved|increasing|declining|decreasing|growing|rising|falling|higher|lower|"
+    r"unadjusted|total) )\s*$",
+    re.IGNORECASE,
+)
 
 
 def _decimals(word: str) -> int:
