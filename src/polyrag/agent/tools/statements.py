@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from polyrag.agent.tools.base import ToolContext, ToolOutcome
-from polyrag.agent.tools.calculator import CalculationError, calculate
+from polyrag.agent.tools.calculator import Calculation, CalculationError, calculate
 from polyrag.agent.tools.sql import cited_rows
 from polyrag.answer.numbers import parse_number, show
 from polyrag.financial import BALANCE, CASH, INCOME, ITEMS, METRICS, STATEMENT_TITLES, Item, Metric
@@ -622,7 +622,7 @@ def _known(context: ToolContext, found: dict[tuple[str, int], Found]) -> list[fl
     return known + [abs(f.value) for f in found.values()]
 
 
-def _calculated(expression: str, known: Sequence[float]) -> Any:
+def _calculated(expression: str, known: Sequence[float]) -> Calculation:
     try:
         return calculate(expression, known)
     except CalculationError as error:
