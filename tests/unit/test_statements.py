@@ -181,6 +181,25 @@ def test_a_trend_answers_yes_or_no_with_both_years_and_the_change() -> None:
     )
 
 
+def test_a_trend_states_the_change_between_the_figures_it_shows() -> None:
+    adobe = Table(
+        header=("Column 1", "2022", "2021"),
+        rows=(("Total revenue", "17,606", "15,785"), ("Operating income", "6,098", "5,802")),
+        locator=Locator(page=54),
+        name="Table 7",
+        title="ADOBE INC. CONSOLIDATED STATEMENTS OF INCOME (In millions)",
+    )
+    ok, result = compute(
+        "Does Adobe have an improving operating margin profile as of FY2022?",
+        [SourceTable("adbe", "/docs/ADOBE_2022_10K.pdf", adobe)],
+    )
+    # 36.76% to 34.64% is 2.12 points; shown as 36.8% and 34.6%, the change read is 2.2
+    assert ok and result.startswith(
+        "No — Operating margin, FY2022 against FY2021: 34.6%, down 2.2 percentage points from "
+        "36.8%\ncomputed as FY2021: 5802 ÷ 15,785 × 100 = 36.76; "
+    ), result
+
+
 def test_a_trend_code_read_is_the_answer_whatever_the_model_said(tmp_path: Path) -> None:
     answer, _trace = ask_agent(
         tmp_path,
