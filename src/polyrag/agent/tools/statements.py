@@ -283,6 +283,8 @@ def _trend(question: str) -> Plan | None:
         return None
     if re.search(r"(?<!un)adjusted\b|\bnon[- ]?GAAP\b|\bsegment\b", first, re.I):
         return None
+    if _NOT_THE_MOVE.search(first):
+        return None  # "Is revenue growth driven by AWS?", "Is growth expected to accelerate?"
     direction = ""
     if up != down:
         direction = "up" if up else "down"
@@ -303,6 +305,13 @@ def _trend(question: str) -> Plan | None:
     )
 
 
+# A question about why a figure moved, or how it will: the filing's words answer it, not two
+# figures side by side.
+_NOT_THE_MOVE = re.compile(
+    r"\b(?:driv\w*|drove|due to|because|caus\w*|reasons?|explain\w*|thanks to|result of|"
+    r"expect\w*|forecast\w*|guidance|outlook|project\w*|will|accelerat\w*|decelerat\w*)\b",
+    re.IGNORECASE,
+)
 # What may stand before the figure's name when the question is about the company's own figure:
 # "Boeing's", "the", "an improving"; not another noun ("Commercial Airplanes revenue", "wages
 # expense"), which makes it a narrower figure.
@@ -548,10 +557,9 @@ def _compared(
         worked.append(_calculated(in_unit, known))
     then, now = worked
     decimals = _shown_decimals(asked, unit)
-    # The change between the figures as shown (36.8% to 34.6% is 2.2 points, as a reader
-    # works it out, though 36.76 to 34.64 is 2.12).
-    shown_now, shown_then = round(now.value, decimals), round(then.value, decimals)
-    change = _calculated(f"{_literal(shown_now)} - {_literal(shown_then)}", [shown_now, shown_then])
+    # The change between the figures as worked, not as shown: 19.39% to 18.54% is 0.85 points
+    # (shown 0.8), though a reader subtracting the rounded 19.4% and 18.5% gets 0.9.
+    change = _calculated(f"{_literal(now.value)} - {_literal(then.value)}", [now.value, then.value])
     # An amount's unit is said once, at the end: "131,310, up 47,908 (57.4%) from 83,402
     # (USD millions)".
     bare = "number" if unit == "amount" else unit
