@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from polyrag.agent.questions import names_in
+from polyrag.agent.tools import statements
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.answer.evidence import Evidence, content_words
 from polyrag.answer.numbers import numbers_in_text, parse_number
@@ -17,7 +18,6 @@ from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, Answer, Chunk, Citatio
 
 _CALC = "Calculation:"
 _FIGURE = "Computed by code from the statements:"
-_COMPARED = re.compile(r", FY\d{4} against FY\d{4}: ")
 
 
 def derived(outcome: ToolOutcome) -> Evidence:
@@ -190,9 +190,8 @@ def with_figure(answer: Answer, evidence: Sequence[Evidence]) -> Answer:
     if value is None:
         return answer
     stated = [] if answer.refused else numbers_in_text(answer.text)
-    # Two years side by side ("… FY2022 against FY2021: 34.6%, down from 36.8% …"): code
-    # decided which way it went, and the yes or no it begins with.
-    compared = _COMPARED.search(lines[0]) is not None
+    # Two years side by side: code decided which way the figure went, and the yes or no.
+    compared = statements.is_comparison(lines[0])
     if not compared and any(
         abs(abs(n) - abs(value)) <= max(0.01 * abs(value), 0.005) for n in stated
     ):

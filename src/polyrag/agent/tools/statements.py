@@ -44,7 +44,7 @@ from polyrag.index.tables.base import SourceTable
 from polyrag.parse.pdf_statements import rows_of
 from polyrag.types import Chunk, Locator, Modality, Table
 
-__all__ = ["Found", "Plan", "plan", "run", "text_statements"]
+__all__ = ["Found", "Plan", "is_comparison", "plan", "run", "text_statements"]
 
 _GROWABLE = (
     "revenue",
@@ -606,6 +606,15 @@ def _compared(
         backing=tuple(_cited(found.values())),
         formula="; ".join(formulas),
     )
+
+
+_COMPARED = re.compile(r", FY\d{4} against FY\d{4}: ")
+
+
+def is_comparison(line: str) -> bool:
+    """Whether a result's first line is two years side by side (`_compared`), whose verdict
+    is code's: "No — Operating margin, FY2022 against FY2021: 34.6%, down …"."""
+    return _COMPARED.search(line) is not None
 
 
 def _in_unit(
