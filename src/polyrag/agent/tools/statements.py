@@ -172,13 +172,10 @@ def plan(question: str) -> Plan | None:
     years = [int(y) for y in _YEAR.findall(asked)]
     if not years or _QUARTER.search(asked):
         return None
-    found = None
-    for metric in METRICS:
-        found = metric.names.search(asked)
-        if found:
-            break
-    if found is None:
+    named = _named_metric(asked)
+    if named is None:
         return None
+    metric, found = named
     if _another_figure(asked, found):
         return None
     span = _SPAN.search(asked)
@@ -216,6 +213,15 @@ def plan(question: str) -> Plan | None:
         _decimals(decimals.group(1)) if decimals else None,
         difference=growth_from is not None and not cagr and not _RATE.search(asked),
     )
+
+
+def _named_metric(text: str) -> tuple[Metric, re.Match[str]] | None:
+    """The first metric (most specific first) whose name the text holds, and where."""
+    for metric in METRICS:
+        found = metric.names.search(text)
+        if found:
+            return metric, found
+    return None
 
 
 def _another_figure(question: str, name: re.Match[str]) -> bool:
@@ -272,11 +278,10 @@ def _trend(question: str) -> Plan | None:
         years = [years[0] - 1, years[0]]
     if len(years) != 2:
         return None
-    metric = next((m for m in METRICS if m.names.search(first)), None)
-    if metric is None:
+    named = _named_metric(first)
+    if named is None:
         return None
-    found = metric.names.search(first)
-    assert found is not None
+    metric, found = named
     if metric.unit == "amount" and re.match(r"\W*how much\b", first, re.I):
         return None  # "How much did revenue increase…": the change itself, as an amount
     if _another_figure(first, found) or not _BEFORE_A_WHOLE_FIGURE.search(first[: found.start()]):
@@ -520,14 +525,10 @@ def _compute(
     decimals = _shown_decimals(asked, unit)
     shown = _shown(round(done.value, decimals), unit, decimals, shown_in)
     lines = [f"{asked.describe()[0].upper()}{asked.describe()[1:]}: {shown}"]
-    worked = re.search(r"[−+×÷^]", done.formula) is not None
+    worked = _is_worked(done.formula)
     if worked:
         lines.append(f"computed as {done.formula}")
-    rows = "; ".join(
-        f"{f.label}, FY{f.year}: {show(f.value)} ({_where(f.table)})"
-        for f in sorted(found.values(), key=lambda f: (f.item.key, f.year))
-    )
-    lines.append(f"read from {rows}")
+    lines.append(_read_from(found.values()))
     result = "\n".join(lines)
     return ToolOutcome(
         "statement",
@@ -589,15 +590,11 @@ def _compared(
     formulas = [
         f"FY{year}: {w.formula}"
         for year, w in zip((asked.growth_from, asked.years[-1]), worked, strict=True)
-        if re.search(r"[−+×÷^]", w.formula)
+        if _is_worked(w.formula)
     ]
     if formulas:
         lines.append(f"computed as {'; '.join(formulas)}")
-    rows = "; ".join(
-        f"{f.label}, FY{f.year}: {show(f.value)} ({_where(f.table)})"
-        for f in sorted(found.values(), key=lambda f: (f.item.key, f.year))
-    )
-    lines.append(f"read from {rows}")
+    lines.append(_read_from(found.values()))
     return ToolOutcome(
         "statement",
         {**arguments, "compared": True},
@@ -615,6 +612,20 @@ def is_comparison(line: str) -> bool:
     """Whether a result's first line is two years side by side (`_compared`), whose verdict
     is code's: "No — Operating margin, FY2022 against FY2021: 34.6%, down …"."""
     return _COMPARED.search(line) is not None
+
+
+def _is_worked(formula: str) -> bool:
+    """Whether a calculation worked something out (not one figure read off a row)."""
+    return re.search(r"[−+×÷^]", formula) is not None
+
+
+def _read_from(found: Iterable[Found]) -> str:
+    """The rows a figure was read from, as a person cites them."""
+    rows = "; ".join(
+        f"{f.label}, FY{f.year}: {show(f.value)} ({_where(f.table)})"
+        for f in sorted(found, key=lambda f: (f.item.key, f.year))
+    )
+    return f"read from {rows}"
 
 
 def _in_unit(
