@@ -202,15 +202,14 @@ def plan(question: str) -> Plan | None:
         chosen = (last,)
     if change and growth_from is None:
         return None  # "the change in inventories": not the figure itself
-    decimals = _DECIMALS.search(question)
-    unit = next((name for name, pattern in _ASKED_UNITS if pattern.search(question)), None)
+    unit, decimals = _asked_form(question)
     return Plan(
         metric,
         chosen,
         growth_from,
         cagr,
         unit,
-        _decimals(decimals.group(1)) if decimals else None,
+        decimals,
         difference=growth_from is not None and not cagr and not _RATE.search(asked),
     )
 
@@ -298,16 +297,8 @@ def _trend(question: str) -> Plan | None:
                 direction = ""
             elif metric.key in _LESS_IS_BETTER:
                 direction = "down"
-    decimals = _DECIMALS.search(question)
-    unit = next((name for name, pattern in _ASKED_UNITS if pattern.search(question)), None)
-    return Plan(
-        metric,
-        (years[1],),
-        years[0],
-        unit=unit,
-        decimals=_decimals(decimals.group(1)) if decimals else None,
-        trend=direction,
-    )
+    unit, decimals = _asked_form(question)
+    return Plan(metric, (years[1],), years[0], unit=unit, decimals=decimals, trend=direction)
 
 
 # A question about why a figure moved, or how it will: the filing's words answer it, not two
@@ -326,6 +317,14 @@ _BEFORE_A_WHOLE_FIGURE = re.compile(
     r"unadjusted|total) )\s*$",
     re.IGNORECASE,
 )
+
+
+def _asked_form(question: str) -> tuple[str | None, int | None]:
+    """The unit ("millions") and the decimals ("to two decimal places") a question asks its
+    answer in, each None when it does not say."""
+    unit = next((name for name, pattern in _ASKED_UNITS if pattern.search(question)), None)
+    decimals = _DECIMALS.search(question)
+    return unit, _decimals(decimals.group(1)) if decimals else None
 
 
 def _decimals(word: str) -> int:
