@@ -315,6 +315,69 @@ def test_a_next_hop_is_searched_by_code_too() -> None:
     assert bridge_searches(question, [film]) == ["Shirley Temple position held woman portrayed"]
 
 
+def test_the_likeliest_bridge_is_named_where_the_passage_repeats_the_description() -> None:
+    from polyrag.agent.questions import bridge_names, bridge_searches, has_own_passage
+
+    question = "How many seats has the arena where the Riverside Otters played their home games?"
+    team = (
+        "Riverside Otters\nThe Riverside Otters were a junior hockey team of the Northern Ice "
+        "League based in Riverside, Ontario. The team played its home games at the Harbour Bank "
+        "Centre. They won the Founders Cup in 2009."
+    )
+    other = "Dwyer Hall\nDwyer Hall houses the Lakeside Owls, who play their home games there."
+    names = bridge_names(question, [team, other])
+    assert names[0] == "Harbour Bank Centre"  # beside "home games", in a passage on the Otters
+    assert "They" not in names and "Riverside" not in names and "Lakeside Owls" not in names
+    assert bridge_searches(question, [team, other]) == [
+        "Harbour Bank Centre many seats arena",
+        "Northern Ice League many seats arena",
+    ]
+    # The next hop is already there: nothing more to search.
+    assert bridge_searches(question, [team], titles=["Harbour Bank Centre (arena)"]) == []
+
+    asked = (
+        "Jane Doe was Deputy Secretary of Transport during the administration of a president "
+        "who served during what years?"
+    )
+    life = (
+        "Jane Doe\nJane Doe (4 April 1901 – 1990) was an American engineer. She served as Deputy "
+        "Secretary of Transport during the Carter administration."
+    )
+    named = bridge_names(asked, [life])
+    assert named[0] == "Carter"  # a surname, right beside "administration"
+    assert "April" not in named and "American" not in named  # a month, a nationality
+    assert has_own_passage("Carter", ["Jimmy Carter"])
+    assert not has_own_passage("Carter", ["Carter Page Foundation"])
+
+
+def test_a_bridge_without_its_own_passage_is_searched_before_any_model_call(
+    tmp_path: Path,
+) -> None:
+    enough = {"answer": "Chief of Protocol", "found": "", "next_search": ""}
+    agent, chat = make_agent(
+        tmp_path, [json.dumps(enough), "Shirley Temple served as Chief of Protocol [2]."]
+    )
+    question = (
+        "What government position was held by the woman who portrayed Corliss Archer in the "
+        "film Kiss and Tell?"
+    )
+    answer, trace = ask(agent, question, "multihop")
+    first = [s for s in trace.steps if s.name == "evaluate"][0]
+    assert first.data == {
+        "next": "retrieve",
+        "searches": ["Shirley Temple government position held woman"],
+        "by": "code",
+    }
+    searches = [s.data["query"] for s in trace.steps if s.name == "retrieve"]
+    assert searches[1] == "Shirley Temple government position held woman"
+    assert len(chat.asked) == 2  # one assessment, once both hops were in, and the reply
+    assert "Chief of Protocol" in answer.text
+    assert {c.chunk.path for c in answer.citations} == {
+        "/docs/Kiss_and_Tell.md",
+        "/docs/Shirley_Temple.md",
+    }
+
+
 def test_comparisons_search_each_thing_named() -> None:
     assert entity_searches("Were Scott Derrickson and Ed Wood of the same nationality?") == [
         "Scott Derrickson nationality",

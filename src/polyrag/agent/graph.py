@@ -66,7 +66,7 @@ from polyrag.agent.terms import ask_about, undefined_term
 from polyrag.agent.tools import statements
 from polyrag.agent.tools.registry import Toolbox
 from polyrag.agent.trace import Trace, now
-from polyrag.answer.evidence import render
+from polyrag.answer.evidence import render, title
 from polyrag.answer.gate import gate
 from polyrag.errors import LLMError
 from polyrag.index.store.base import Store
@@ -389,11 +389,25 @@ class Agent:
             return None  # both birth dates are there: code compares them, no model call needed
         texts = [e.text for e in evidence]
         searched = {s.casefold() for s in state.get("searched", [])}
-        # Next hops made by code from what the best passages name: they need no model call,
-        # and they are searched whatever the model says (a small model's search is often off).
-        searches = [s for s in bridge_searches(question, relevant(texts, question)[:2])]
-        if state.get("kind") != "multihop" or state.get("rounds", 1) > 1:
-            searches = []
+        searches: list[str] = []
+        if state.get("kind") == "multihop" and state.get("rounds", 1) <= 1:
+            # The next hop made by code from what the best passages name, before any model
+            # call: when the likeliest bridge has no passage of its own among those found, it
+            # is searched at once (a small model often takes the first hop's passage for the
+            # answer: "Jim Cummings voiced Winnie the Pooh"); the model weighs the evidence
+            # once both hops are in.
+            titles = [title(hit.chunk) for hit in hits]
+            searches = bridge_searches(question, relevant(texts, question)[:4], titles)
+            searches = [s for s in searches if s.casefold() not in searched]
+            if searches:
+                run.trace.add(
+                    "evaluate",
+                    "the passages name what the question describes: search "
+                    + ", ".join(repr(s) for s in searches)
+                    + " next",
+                    {"next": "retrieve", "searches": searches, "by": "code"},
+                )
+                return {"next": "retrieve", "pending": searches[:2]}
         assessment: Assessment | None = None
         if run.calls_left(2):
             try:

@@ -122,22 +122,127 @@ def relevant(passages: Sequence[str], question: str) -> list[str]:
     ]
 
 
-def bridge_searches(question: str, passages: Sequence[str], limit: int = 2) -> list[str]:
-    """Searches for the next hop, made by code: the names the best passages add to the question
-    ("Shirley Temple", found in the film's passage), each with the question's words those
-    passages do not answer yet ("government position held")."""
-    asked = {n.lower() for n in names_in(question)}
+def bridge_searches(
+    question: str, passages: Sequence[str], titles: Sequence[str] = (), limit: int = 2
+) -> list[str]:
+    """Searches for the next hop, made by code: the names the best passages give for what the
+    question describes (`bridge_names`: "Androscoggin Bank Colisée", where the Lewiston
+    Maineiacs played their home games), each with the question's words those passages do not
+    answer yet ("seat many people"). None when the likeliest bridge already has its own passage
+    among those found (`titles`): the next hop is there."""
     seen_text = " ".join(passages)
     rest = [w for w in content_words(question) if w not in content_words(seen_text)]
     rest.sort(key=question.lower().find)
-    found: list[str] = []
-    for name in names_in(seen_text):
-        lowered = name.lower()
-        if any(lowered in a or a in lowered for a in asked) or len(name.split()) < 2:
-            continue
-        if name not in found:
-            found.append(name)
-    return [f"{name} {' '.join(rest[:4])}".strip() for name in found[:limit]]
+    found = bridge_names(question, passages)[:limit]
+    if found and has_own_passage(found[0], titles):
+        return []
+    return [
+        f"{name} {' '.join(rest[:4])}".strip()
+        for name in found
+        if not has_own_passage(name, titles)
+    ]
+
+
+def has_own_passage(name: str, titles: Sequence[str]) -> bool:
+    """Whether a name is the title of one of these passages ("Front Row" of "Front Row
+    (software)"; a single word, such as a surname, as the title's last word: "Nixon")."""
+    lowered = " ".join(name.lower().split())
+    for title in titles:
+        bare = _bare_title(title)
+        if bare == lowered or (" " not in lowered and bare.split()[-1:] == [lowered]):
+            return True
+    return False
+
+
+def bridge_names(question: str, passages: Sequence[str]) -> list[str]:
+    """The names the passages give that the question does not, most likely bridge first: the
+    thing a two-hop question describes instead of naming ("the arena where the Lewiston
+    Maineiacs played their home games") is named in a passage about the question's own names,
+    in the sentence that repeats the description ("The team played its home games at the
+    Androscoggin Bank Colisée"), often right beside the description's words ("during the Nixon
+    administration"), and its name may say what kind of thing it is ("a conference": "America
+    East Conference").
+
+    A name scores the description's words its sentence shares, twice over those within three
+    words of it, and three for a description word in the name itself. A name sharing a word
+    with the question's own names ("University of Vermont" for "the Vermont Catamounts") is
+    more likely the same thing again than the bridge, and a single word is more likely an
+    adjective than a name: each counts less; months, nationalities and pronouns not at all.
+    Ties go to the earlier passage, then the earlier place."""
+    asked = [n.lower() for n in names_in(question)] + [q.lower() for q in _QUOTED.findall(question)]
+    asked_words = content_words(" ".join(asked))
+    described = {_stem(w) for w in content_words(question) - asked_words}
+    lowered_question = question.lower()
+    about = [t for t in passages if any(_mentions(t, name) for name in asked)] or list(passages)
+    scored: dict[str, tuple[int, int, int]] = {}
+    order = 0
+    for rank, text in enumerate(about):
+        head, _, body = text.partition("\n")
+        own = head.lower() if body else ""  # a passage's first line is its title
+        for sentence in _SENTENCE.split(body or text):
+            shared = len(described & _stems(sentence))
+            words = sentence.split()
+            for name in names_in(sentence):
+                lowered = name.lower()
+                if lowered in lowered_question or any(lowered in a or a in lowered for a in asked):
+                    continue
+                if own and lowered in own:
+                    continue
+                single = " " not in name
+                if name in _NOT_NAMES or (
+                    single and (_NOT_A_NAME.match(name) or sentence.startswith(name))
+                ):
+                    continue
+                at = _position(words, name)
+                length = len(name.split())
+                near = words[max(0, at - 3) : at] + words[at + length : at + length + 3]
+                score = shared + 2 * len(described & _stems(" ".join(near)))
+                score += 3 * len(described & _stems(name))
+                score -= 2 if content_words(name) & asked_words else 0
+                score -= 1 if single else 0
+                order += 1
+                best = scored.get(name)
+                if best is None or score > best[0]:
+                    scored[name] = (score, -rank, -order)
+    return sorted(scored, key=lambda name: scored[name], reverse=True)
+
+
+def _mentions(text: str, name: str) -> bool:
+    """Whether a passage writes a name, whatever its punctuation ("Guns N' Roses")."""
+    words = content_words(name)
+    return bool(words) and words <= content_words(text)
+
+
+def _stems(text: str) -> set[str]:
+    return {_stem(w) for w in content_words(text)}
+
+
+_MONTHS_OF_YEAR = (
+    "January|February|March|April|May|June|July|August|September|October|November|December"
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(])|\n+")
+# Capitalised words that are not names: pronouns and determiners starting a sentence.
+_NOT_A_NAME = re.compile(
+    rf"(?:{_MONTHS_OF_YEAR})$|[A-Z][a-z]+(?:an|ish|ese|ic)$"  # "April"; "American", "Danish"
+)
+_NOT_NAMES = frozenset(
+    {"It", "Its", "He", "She", "His", "Her", "They", "Their", "This", "These", "That", "Those",
+     "There", "We", "Our", "I", "You", "In", "At", "On", "As", "By", "After", "Before"}
+)  # fmt: skip
+
+
+def _stem(word: str) -> str:
+    """A crude stem that lets "writer" meet "written" and "competes" meet "compete"."""
+    return word[:4] if len(word) > 4 else word
+
+
+def _position(words: Sequence[str], name: str) -> int:
+    """Where a name starts among a sentence's words (0 when not found word for word)."""
+    first = name.split()[0]
+    for i, word in enumerate(words):
+        if word.strip(" ,.?'\"()“”").startswith(first):
+            return i
+    return 0
 
 
 def names_in(text: str) -> list[str]:
@@ -242,7 +347,8 @@ class Bridge:
 def bridge_of(question: str, passages: Sequence[tuple[str, str, str]]) -> Bridge | None:
     """The bridge of a two-hop question, found by code in (source, title, text) passages: the
     passage holding most of the question's names names something else that is the title of a
-    passage of another source (it has a document of its own, as in an encyclopedia). None
+    passage of another source (it has a document of its own, as in an encyclopedia), the
+    likeliest bridge (`bridge_names`) tried first. None
     when no passage names the question's things or none of its names has its own document
     (the question is then not a two-hop question these sources resolve)."""
     asked = [n.lower() for n in names_in(question)]
@@ -256,7 +362,8 @@ def bridge_of(question: str, passages: Sequence[tuple[str, str, str]]) -> Bridge
     source, own, text = passages[via]
     own_title = _bare_title(own)
     lowered_question = question.lower()
-    for name in names_in(text):
+    ranked = bridge_names(question, [text])  # the likeliest bridge first, then the rest
+    for name in [*ranked, *(n for n in names_in(text) if n not in ranked)]:
         lowered = name.lower()
         if lowered in lowered_question or any(lowered in a or a in lowered for a in asked):
             continue
@@ -266,7 +373,11 @@ def bridge_of(question: str, passages: Sequence[tuple[str, str, str]]) -> Bridge
             bare = _bare_title(title)
             if elsewhere == source or not bare:
                 continue
-            if bare == lowered or (len(bare.split()) > 1 and bare in lowered):
+            if (
+                bare == lowered
+                or (len(bare.split()) > 1 and bare in lowered)
+                or has_own_passage(name, [title])
+            ):
                 return Bridge(name, via, about)
     return None
 

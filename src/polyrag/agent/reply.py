@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from polyrag.agent.answers import conclude, refusal, show_evidence
@@ -30,12 +29,12 @@ from polyrag.agent.run import PER_ROUND, Run
 from polyrag.agent.state import AgentState, hit_from_dict, outcome_from_dict
 from polyrag.agent.steps import YES_NO, Steps
 from polyrag.agent.trace import Trace
-from polyrag.answer.evidence import Evidence, label, render
+from polyrag.answer.evidence import Evidence, label, render, title
 from polyrag.answer.prompts import prompt
 from polyrag.answer.verify import Verdict
 from polyrag.errors import LLMError
 from polyrag.settings import AgentSettings
-from polyrag.types import NO_EVIDENCE_FITS, Answer, Chunk, Citation, Hit
+from polyrag.types import NO_EVIDENCE_FITS, Answer, Citation, Hit
 
 
 class Replier:
@@ -157,7 +156,7 @@ class Replier:
         ("the woman who portrayed Corliss Archer was Shirley Temple"). When code finds the
         bridge, the model sees only the passage naming it and the passage about it, and is
         told whom the question describes."""
-        passages = [(e.chunk.source_id, _title(e.chunk), e.chunk.text) for e in evidence]
+        passages = [(e.chunk.source_id, title(e.chunk), e.chunk.text) for e in evidence]
         bridge = bridge_of(question, passages)
         if bridge is None:
             return evidence, ""
@@ -291,9 +290,3 @@ def _written_by_code(run: Run, question: str, text: str, cited: Sequence[Evidenc
         run.request, run.trace, verdict, "code", mode="agent", standalone=question,
         thread=run.thread,
     )  # fmt: skip
-
-
-def _title(chunk: Chunk) -> str:
-    """What a passage is about: its document's first heading, else the file's name."""
-    path = chunk.locator.heading_path
-    return path[0] if path else Path(chunk.path).stem

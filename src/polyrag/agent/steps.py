@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from polyrag.agent.trace import Trace, now
-from polyrag.answer.evidence import Evidence, ParentLookup, label, select_evidence
+from polyrag.answer.evidence import Evidence, ParentLookup, label, select_evidence, title
 from polyrag.answer.gate import best_similarity, gate
 from polyrag.answer.generate import Generator, Turn
 from polyrag.answer.guard import screen_answer, screen_passage
@@ -315,15 +315,10 @@ def titled_first(query: str, hits: Sequence[Hit]) -> list[Hit]:
     for "Terry Richardson" wants his own page before a footballer named Kenton Terry Richardson
     whose short page matches the words better."""
     wanted = _plain(query)
-    titled = [h for h in hits if wanted and _plain(_title(h)) == wanted]
+    titled = [h for h in hits if wanted and _plain(title(h.chunk)) == wanted]
     if not titled or titled[0] is hits[0]:
         return list(hits)
     return titled + [h for h in hits if h not in titled]
-
-
-def _title(hit: Hit) -> str:
-    path = hit.chunk.locator.heading_path
-    return path[0] if path else Path(hit.chunk.path).stem
 
 
 def _plain(text: str) -> str:

@@ -96,6 +96,12 @@ def label(chunk: Chunk) -> str:
     return f"{name}, {where}" if where else name
 
 
+def title(chunk: Chunk) -> str:
+    """What a passage is about: its document's first heading, else the file's name."""
+    path = chunk.locator.heading_path
+    return path[0] if path else Path(chunk.path).stem
+
+
 def render(evidence: Sequence[Evidence]) -> str:
     return "\n\n".join(f"[{e.n}] ({label(e.chunk)})\n{e.text}" for e in evidence)
 
