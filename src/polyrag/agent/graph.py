@@ -397,7 +397,8 @@ class Agent:
             # answer: "Jim Cummings voiced Winnie the Pooh"); the model weighs the evidence
             # once both hops are in.
             titles = [title(hit.chunk) for hit in hits]
-            searches = bridge_searches(question, relevant(texts, question)[:4], titles)
+            whole = [e.chunk.text for e in evidence if not e.derived]  # not trimmed to the question
+            searches = bridge_searches(question, relevant(whole, question)[:4], titles)
             searches = [s for s in searches if s.casefold() not in searched]
             if searches:
                 run.trace.add(

@@ -168,18 +168,24 @@ def bridge_names(question: str, passages: Sequence[str]) -> list[str]:
     with the question's own names ("University of Vermont" for "the Vermont Catamounts") is
     more likely the same thing again than the bridge, and a single word is more likely an
     adjective than a name: each counts less; months, nationalities and pronouns not at all.
-    Ties go to the earlier passage, then the earlier place."""
+    Ties go to the earlier passage, then the earlier place.
+
+    Give the passages whole: one trimmed to the question's words may have lost the sentence
+    that names the bridge ("The film was directed by Scott Derrickson")."""
     asked = [n.lower() for n in names_in(question)] + [q.lower() for q in _QUOTED.findall(question)]
     asked_words = content_words(" ".join(asked))
     described = {_stem(w) for w in content_words(question) - asked_words}
     lowered_question = question.lower()
-    about = [t for t in passages if any(_mentions(t, name) for name in asked)] or list(passages)
+    # The passages about the question's own things: titled with one of its names, else
+    # mentioning one (a passage about the bridge itself often names them too).
+    titled = [t for t in passages if any(_mentions(_head(t), name) for name in asked)]
+    mentioning = [t for t in passages if any(_mentions(t, name) for name in asked)]
+    about = titled or mentioning or list(passages)
     scored: dict[str, tuple[int, int, int]] = {}
     order = 0
     for rank, text in enumerate(about):
-        head, _, body = text.partition("\n")
-        own = head.lower() if body else ""  # a passage's first line is its title
-        for sentence in _SENTENCE.split(body or text):
+        own = _head(text).lower()
+        for sentence in _SENTENCE.split(text.partition("\n")[2] if own else text):
             shared = len(described & _stems(sentence))
             words = sentence.split()
             for name in names_in(sentence):
@@ -205,6 +211,12 @@ def bridge_names(question: str, passages: Sequence[str]) -> list[str]:
                 if best is None or score > best[0]:
                     scored[name] = (score, -rank, -order)
     return sorted(scored, key=lambda name: scored[name], reverse=True)
+
+
+def _head(text: str) -> str:
+    """A passage's title: its first line, when more lines follow."""
+    head, _, body = text.partition("\n")
+    return head if body else ""
 
 
 def _mentions(text: str, name: str) -> bool:
