@@ -229,14 +229,8 @@ def _stems(text: str) -> set[str]:
     return {_stem(w) for w in content_words(text)}
 
 
-_MONTHS_OF_YEAR = (
-    "January|February|March|April|May|June|July|August|September|October|November|December"
-)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(])|\n+")
-# Capitalised words that are not names: pronouns and determiners starting a sentence.
-_NOT_A_NAME = re.compile(
-    rf"(?:{_MONTHS_OF_YEAR})$|[A-Z][a-z]+(?:an|ish|ese|ic)$"  # "April"; "American", "Danish"
-)
+# Capitalised words that are not names: pronouns and words that start a sentence.
 _NOT_NAMES = frozenset(
     {"It", "Its", "He", "She", "His", "Her", "They", "Their", "This", "These", "That", "Those",
      "There", "We", "Our", "I", "You", "In", "At", "On", "As", "By", "After", "Before"}
@@ -281,6 +275,8 @@ AGES = re.compile(
     r"\b(?P<word>older|elder|younger|born (?:first|earlier|later|last))\b", re.IGNORECASE
 )
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+# A single capitalised word that is no bridge: a month, a nationality ("American", "Danish").
+_NOT_A_NAME = re.compile(rf"(?:{_MONTHS})$|[A-Z][a-z]+(?:an|ish|ese|ic)$")
 _DATE = re.compile(
     rf"(?P<md>(?P<m1>{_MONTHS}) (?P<d1>\d{{1,2}}),? (?P<y1>\d{{4}}))|"
     rf"(?P<dm>(?P<d2>\d{{1,2}}) (?P<m2>{_MONTHS}),? (?P<y2>\d{{4}}))|(?P<y3>\b\d{{4}}\b)"
