@@ -362,7 +362,7 @@ def test_a_bridge_without_its_own_passage_is_searched_before_any_model_call(
         "film Kiss and Tell?"
     )
     answer, trace = ask(agent, question, "multihop")
-    first = [s for s in trace.steps if s.name == "evaluate"][0]
+    first = next(s for s in trace.steps if s.name == "evaluate")
     assert first.data == {
         "next": "retrieve",
         "searches": ["Shirley Temple government position held woman"],
