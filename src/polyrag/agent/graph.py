@@ -381,8 +381,10 @@ class Agent:
         return {"next": "answer"}
 
     def _follow_up(self, state: AgentState, hits: list[Hit], run: Run) -> dict[str, Any] | None:
-        """Interleaved hops: the model says whether the evidence answers the question and, if
-        not, what was found and what to search next; a search already run is not repeated."""
+        """Interleaved hops: in a multi-hop question's first round, code searches the bridge the
+        passages name when its own passage is not found yet; otherwise the model says whether
+        the evidence answers the question and, if not, what was found and what to search next.
+        A search already run is not repeated."""
         question = state["question"]
         evidence = self.reply.evidence_for(state, hits, run, quiet=True)
         if older_by_dates(question, [e.chunk.text for e in evidence]) is not None:
