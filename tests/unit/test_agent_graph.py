@@ -378,6 +378,46 @@ def test_a_bridge_without_its_own_passage_is_searched_before_any_model_call(
     }
 
 
+def test_a_bridge_passage_ranked_below_the_evidence_shown_is_searched_for(
+    tmp_path: Path,
+) -> None:
+    """The first search found the bridge's passage only sixth, below what the reply is shown:
+    it counts as not found, and code searches it, which brings it into the evidence."""
+    kiss, temple = CHUNKS[1], CHUNKS[2]
+    fillers = [
+        Chunk(f"f{i}", f"film-{i}", f"/docs/Film_{i}.md", f"Film {i} is a 1945 comedy.", Locator())
+        for i in range(4)
+    ]
+
+    class Ranked:
+        def search(
+            self, query: str, k: int | None = None, where: Filter | None = None, mode: str = ""
+        ) -> RetrievalResult:
+            found = [temple] if query.startswith("Shirley Temple") else [kiss, *fillers, temple]
+            return RetrievalResult([Hit(c, 1.0 - i / 10, 1, 1, 0.6) for i, c in enumerate(found)])
+
+    chat = Replies(
+        [
+            json.dumps({"answer": "Chief of Protocol", "found": "", "next_search": ""}),
+            "Shirley Temple served as Chief of Protocol [2].",
+        ]
+    )
+    settings = Settings(home=tmp_path, answer={"min_similarity": 0.1})
+    steps = Steps(Ranked(), FallbackChain([chat]), settings)  # type: ignore[arg-type]
+    tables = SqliteTableStore(tmp_path / "tables.sqlite")
+    agent = Agent(steps, Toolbox(builtin_tools()), Store(), tables, tmp_path / "agent.sqlite")  # type: ignore[arg-type]
+    question = (
+        "What government position was held by the woman who portrayed Corliss Archer in the "
+        "film Kiss and Tell?"
+    )
+    answer, trace = ask(agent, question, "multihop")
+    first = next(s for s in trace.steps if s.name == "evaluate")
+    assert first.data["by"] == "code"
+    assert first.data["searches"][0].startswith("Shirley Temple")
+    assert "Chief of Protocol" in answer.text
+    assert "/docs/Shirley_Temple.md" in {c.chunk.path for c in answer.citations}
+
+
 def test_comparisons_search_each_thing_named() -> None:
     assert entity_searches("Were Scott Derrickson and Ed Wood of the same nationality?") == [
         "Scott Derrickson nationality",

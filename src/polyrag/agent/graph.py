@@ -398,8 +398,12 @@ class Agent:
             # is searched at once (a small model often takes the first hop's passage for the
             # answer: "Jim Cummings voiced Winnie the Pooh"); the model weighs the evidence
             # once both hops are in.
-            titles = [title(hit.chunk) for hit in hits]
-            whole = [e.chunk.text for e in evidence if not e.derived]  # not trimmed to the question
+            # Whether the bridge's passage is there is judged on the evidence the reply will
+            # see, not on every hit: a sixth hit is cut from the evidence, and then neither
+            # searched for nor read.
+            shown = [e.chunk for e in evidence if not e.derived]
+            titles = [title(chunk) for chunk in shown]
+            whole = [chunk.text for chunk in shown]  # not trimmed to the question's words
             searches = bridge_searches(question, relevant(whole, question)[:4], titles)
             searches = [s for s in searches if s.casefold() not in searched]
             if searches:
