@@ -381,11 +381,7 @@ def bridge_of(question: str, passages: Sequence[tuple[str, str, str]]) -> Bridge
             bare = _bare_title(title)
             if elsewhere == source or not bare:
                 continue
-            if (
-                bare == lowered
-                or (len(bare.split()) > 1 and bare in lowered)
-                or has_own_passage(name, [title])
-            ):
+            if has_own_passage(name, [title]) or (len(bare.split()) > 1 and bare in lowered):
                 return Bridge(name, via, about)
     return None
 
