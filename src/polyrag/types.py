@@ -48,12 +48,16 @@ class Locator:
     char_span: tuple[int, int] | None = None  # offsets in the source's extracted text
     time_span: tuple[float, float] | None = None  # seconds into a recording
     cells: str | None = None  # a spreadsheet range in A1 notation ("B5:C10"), or a table's rows
+    # The page number printed on a PDF page where it is not the physical one (a cover and a
+    # contents before page 1): "page 9" in a question may mean either.
+    printed_page: int | None = None
 
     def describe(self) -> str:
         """A short human label such as 'page 3', 'slide 2' or 'sheet Cups, rows 2-5'."""
         parts: list[str] = []
         if self.page is not None:
-            parts.append(f"page {self.page}")
+            printed = f" (printed {self.printed_page})" if self.printed_page is not None else ""
+            parts.append(f"page {self.page}{printed}")
         if self.slide is not None:
             parts.append(f"slide {self.slide}")
         if self.sheet is not None:
@@ -97,6 +101,7 @@ class Locator:
             char_span=pair("char_span"),
             time_span=pair("time_span"),
             cells=data.get("cells"),
+            printed_page=data.get("printed_page"),
         )
 
     @classmethod
@@ -192,9 +197,10 @@ class Filter:
     source_ids: tuple[str, ...] = ()
     modalities: tuple[Modality, ...] = ()
     pages: tuple[int, ...] = ()
+    printed_pages: tuple[int, ...] = ()  # page numbers printed on PDF pages (Locator.printed_page)
 
     def is_empty(self) -> bool:
-        return not (self.source_ids or self.modalities or self.pages)
+        return not (self.source_ids or self.modalities or self.pages or self.printed_pages)
 
 
 @dataclass(frozen=True)

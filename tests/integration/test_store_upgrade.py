@@ -1,5 +1,5 @@
-"""An index written before chunks had `anchor` and `embed_model` columns still opens, reads and
-takes writes; its vectors, of a model it never named, are not reused."""
+"""An index written before chunks had `anchor`, `embed_model` and `printed_page` columns still
+opens, reads and takes writes; its vectors, of a model it never named, are not reused."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ import pyarrow as pa
 
 from polyrag.index.store.lance_rows import rows_table, table_schema
 from polyrag.index.store.lancedb import TABLE, LanceStore
-from polyrag.types import Chunk, Locator, Modality
+from polyrag.types import Chunk, Filter, Locator, Modality
 
 DIM = 8
 
 
-ADDED = ["anchor", "embed_model"]
+ADDED = ["anchor", "embed_model", "printed_page"]
 
 
 def old_schema() -> pa.Schema:
@@ -52,6 +52,11 @@ def test_an_index_of_the_first_release_is_upgraded_in_place(tmp_path: Path) -> N
         store.replace([table], vectors(1))
         assert store.chunks_by_ordinal("old", [1, 2]) == [chunk(1), table]
         assert store.keyword_search("Old text", 5)[0].chunk.anchor is None
+        printed = chunk(3, locator=Locator(page=4, printed_page=2))
+        store.replace([printed], vectors(1))
+        assert [c.chunk_id for c in store.chunks_by_ordinal("old", [3])] == ["old-3"]
+        assert store.count(Filter(printed_pages=(2,))) == 1
+        assert store.count(Filter(printed_pages=(1,))) == 0
         # Which model made the old vectors is unknown, so they are embedded again; new ones
         # are reused.
         assert store.vectors_for([chunk(0).embedded_sha256, table.embedded_sha256]).keys() == {

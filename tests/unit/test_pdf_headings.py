@@ -69,6 +69,13 @@ def test_running_headers_and_page_numbers_are_dropped_but_pages_kept() -> None:
     assert "Table of Contents" not in texts  # a link atop every page of the filing
     assert not [t for t in texts if t.isdigit()]  # "59", "60"… at the foot of each page
     assert {b.locator.page for b in document.blocks if b.text.strip()} == {1, 2, 3, 4}
+    # …and the numbers they printed stay in the locators: these four pages are the filing's 59-62.
+    assert {b.locator.page: b.locator.printed_page for b in document.blocks} == {
+        1: 59,
+        2: 60,
+        3: 61,
+        4: 62,
+    }
     # The same words inside a page's body are kept.
     assert any("Notes to Consolidated Financial Statements" in t for t in texts)
 

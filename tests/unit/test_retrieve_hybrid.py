@@ -322,6 +322,41 @@ def test_a_page_the_question_names_is_searched_and_comes_first(
     assert {hit.chunk.locator.page for hit in elsewhere.hits} <= {1, 2}
 
 
+def test_a_page_named_by_its_printed_number_is_searched_and_comes_first(tmp_path: Path) -> None:
+    # A report with a cover and a contents: its fourth page is printed "2", its second is not.
+    store = LanceStore(tmp_path / "printed", DIM, model="test-random")
+    printed = {3: 1, 4: 2}
+    chunks = [
+        Chunk(
+            chunk_id=f"p{page}",
+            source_id="report",
+            path="/report.pdf",
+            text=f"Passage {page}.",
+            locator=Locator(page=page, printed_page=printed.get(page)),
+            ordinal=page,
+        )
+        for page in range(1, 6)
+    ]
+    store.replace(chunks, np.stack([unit(page) for page in range(1, 6)]))
+    try:
+        question = "What does page 2 say?"
+        embedder = ScriptedEmbedder({question: unit(5)})  # closest to the fifth page
+        found = retriever(store, embedder, candidates=1).search(question, k=3)
+        # Both readings of "page 2" come first.
+        assert set(ids(found.hits)[:2]) == {"p2", "p4"}
+        assert {hit.chunk.locator.describe() for hit in found.hits[:2]} == {
+            "page 2",
+            "page 4 (printed 2)",
+        }
+        plain = retriever(store, embedder, candidates=1, page_match=0).search(question, k=1)
+        assert ids(plain.hits) == ["p5"]
+        # A filter on physical pages still holds: page 4 is printed 2 but is not allowed.
+        within = retriever(store, embedder).search(question, where=Filter(pages=(1, 2, 5)))
+        assert "p4" not in ids(within.hits)
+    finally:
+        store.close()
+
+
 def test_a_long_question_weighs_bm25_less(store: LanceStore, embedder: ScriptedEmbedder) -> None:
     question = (
         "invoice revenue summary board payment march quarterly growth warehouse building "

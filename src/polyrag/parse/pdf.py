@@ -58,6 +58,8 @@ _HEADING_WORDS = 16  # longer paragraphs are not headings
 _FURNITURE_MIN_PAGES = 4  # running headers and footers are looked for in longer documents
 _EDGE_BLOCKS = 2  # paragraphs at each end of a page that may be a running header or footer
 _FURNITURE_WORDS = 12  # a running header or footer is at most this long
+_PRINTED_MIN_PAGES = 3  # printed page numbers are looked for in longer documents
+_PRINTED_DIGITS = 4  # a printed page number has at most this many digits
 _MIN_PICTURE_CHARS = 12  # OCR of a logo reads a word or two of noise; a chart reads more
 
 Box = tuple[float, float, float, float]
@@ -98,7 +100,7 @@ class PdfParser:
     """Born-digital, scanned and mixed PDFs; pages without a usable text layer are OCR'd."""
 
     media_types = frozenset({"pdf"})
-    version = "5"
+    version = "6"
 
     def __init__(self, ocr: Ocr | None = None) -> None:
         self._ocr = ocr if ocr is not None else Ocr()
@@ -135,6 +137,8 @@ class PdfParser:
                 except pdfium.PdfiumError as exc:
                     reading.warnings.append(f"page {number} could not be read: {_reason(exc)}")
             _place_ocr_pages(reading)
+            labels = [_page_label(document, index) for index in range(page_count)]
+            reading.blocks = _with_printed_pages(reading.blocks, labels)
             reading.blocks = _without_furniture(reading.blocks, page_count)
         finally:
             if reading.pool is not None:
@@ -551,6 +555,90 @@ def _weighted_median(values: list[tuple[float, int]]) -> float:
         if seen * 2 >= total > 0:
             return value
     return 0.0
+
+
+def _page_label(document: pdfium.PdfDocument, index: int) -> int | None:
+    """The page's number as the PDF labels it (/PageLabels), when that is a plain number."""
+    try:
+        label = document.get_page_label(index)
+    except pdfium.PdfiumError:
+        return None
+    return int(label) if label.isdigit() and len(label) <= _PRINTED_DIGITS else None
+
+
+def _with_printed_pages(blocks: list[Block], labels: list[int | None]) -> list[Block]:
+    """Blocks whose page has a printed number other than its physical one, with it in their
+    locators (`printed_page`): "page 9" in a question may mean the page that says 9.
+
+    A PDF that labels its pages (/PageLabels) is taken at its word where a label is a plain
+    number. Otherwise a page's number opens or closes one of the short paragraphs at either end
+    of the page ("9", "(1)", "Version 1.3 9", "Page 9 of 40") and counts on from the page
+    before or to the page after: a figure that happens to stand at a page's edge rarely does.
+    Where several do (the two numbers of a spread), the one that keeps the document's most
+    common distance from the physical page wins.
+    """
+    pages = len(labels)
+    if pages < _PRINTED_MIN_PAGES:
+        return blocks
+    if any(label is not None for label in labels):
+        printed = {index + 1: n for index, n in enumerate(labels) if n is not None}
+    else:
+        printed = _counted_pages(blocks)
+    printed = {page: n for page, n in printed.items() if n != page}
+    if not printed:
+        return blocks
+    return [
+        replace(block, locator=replace(block.locator, printed_page=printed[block.locator.page]))
+        if block.locator.page in printed
+        else block
+        for block in blocks
+    ]
+
+
+def _counted_pages(blocks: list[Block]) -> dict[int, int]:
+    """Physical page → the number printed at its edge, where one counts on (see above)."""
+    by_page: dict[int, list[int]] = {}
+    for i, block in enumerate(blocks):
+        page = block.locator.page
+        if block.kind in (BlockKind.TEXT, BlockKind.HEADING) and page and block.text.strip():
+            by_page.setdefault(page, []).append(i)
+    numbers: dict[int, set[int]] = {}
+    for page, ends in by_page.items():
+        edge = (*ends[:_EDGE_BLOCKS], *ends[-_EDGE_BLOCKS:])
+        numbers[page] = {n for i in edge for n in _edge_numbers(blocks[i].text)}
+    counting = {
+        page: sorted(
+            n
+            for n in found
+            if n - 1 in numbers.get(page - 1, ()) or n + 1 in numbers.get(page + 1, ())
+        )
+        for page, found in numbers.items()
+    }
+    offsets: dict[int, int] = {}
+    for page, found in counting.items():
+        for n in found:
+            offsets[n - page] = offsets.get(n - page, 0) + 1
+    return {
+        page: max(found, key=lambda n: (offsets[n - page], -n))
+        for page, found in counting.items()
+        if found
+    }
+
+
+def _edge_numbers(text: str) -> set[int]:
+    """The whole numbers that open or close a short paragraph, or follow "page": "Version 1.3
+    9" gives 9 and "Page 9 of 40" 9 (40 never counts on); "ends on topic 9." none."""
+    words = text.split()
+    if len(words) > _FURNITURE_WORDS:
+        return set()
+    places = {0, len(words) - 1}
+    places |= {i + 1 for i, word in enumerate(words) if word.casefold() in ("page", "p.")}
+    found = set()
+    for i in places & set(range(len(words))):
+        word = words[i].strip("()[]|–—-:")
+        if word.isdigit() and len(word) <= _PRINTED_DIGITS and int(word) > 0:
+            found.add(int(word))
+    return found
 
 
 def _without_furniture(blocks: list[Block], pages: int) -> list[Block]:

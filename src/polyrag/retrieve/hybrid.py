@@ -7,7 +7,8 @@ BM25 carry their cosine similarity too: the answer stage refuses when the best o
 
 Then, in order (each a setting, each measured with `eval qa --retrieval-only`):
 - the vector search also runs with the question's keyword form (`variants.py`), and with a
-  filter on the pages the question names (`pages.py`); each chunk keeps its best cosine;
+  filter on the pages the question names (`pages.py`), counted from the first page and as
+  printed on them; each chunk keeps its best cosine;
 - a long question weighs BM25 less (`keyword_words`);
 - after fusion, a chunk gains from the best other candidates of its page (`page_support`), from
   the share of its file name the question spells out (`name_match`, `names.py`), from being
@@ -93,8 +94,6 @@ class HybridRetriever:
         if mode != "keyword" and settings.keyword_variant and form:
             queries.append(form)
         pages = named_pages(query) if settings.page_match > 0 and not per_source else ()
-        if where is not None and where.pages:
-            pages = tuple(page for page in pages if page in where.pages)
         query_vector: np.ndarray | None = None
         variant_vectors: list[np.ndarray] = []
         if mode != "keyword":  # hybrid embeds even with vector_weight 0: hits need similarity
@@ -167,9 +166,8 @@ class HybridRetriever:
             )
             for variant in variant_vectors
         ]
-        if pages:
-            on_pages = replace(where or Filter(), pages=tuple(pages))
-            searches.append(partial(self._store.vector_search, query_vector, candidates, on_pages))
+        for named in _named(where, pages):  # the physical pages, then the printed numbers
+            searches.append(partial(self._store.vector_search, query_vector, candidates, named))
         pending = [self._pool.submit(search) for search in searches] if self._pool else []
         hits = self._store.vector_search(query_vector, candidates, where)
         if not searches:
@@ -299,10 +297,27 @@ def _with_named_files_first(hits: list[Hit], query: str, weight: float) -> list[
     return _raised(hits, lambda hit: weight * overlap[hit.chunk.path])
 
 
+def _named(where: Filter | None, pages: Sequence[int]) -> list[Filter]:
+    """Filters for the pages a question names: as physical pages and as printed numbers."""
+    if not pages:
+        return []
+    base = where or Filter()
+    physical = tuple(page for page in pages if not base.pages or page in base.pages)
+    printed = [replace(base, printed_pages=tuple(pages))]  # within the pages `where` allows
+    return [replace(base, pages=physical), *printed] if physical else printed
+
+
 def _with_named_pages_first(hits: list[Hit], pages: Sequence[int], weight: float) -> list[Hit]:
-    """Hits on the pages the question names raised by `weight`."""
+    """Hits on the pages the question names raised by `weight`: the pages counted from the
+    first, or those whose printed number it is ("page 9" of a report with a cover and a
+    contents before page 1)."""
     named = set(pages)
-    return _raised(hits, lambda hit: weight if hit.chunk.locator.page in named else 0.0)
+
+    def bonus(hit: Hit) -> float:
+        where = hit.chunk.locator
+        return weight if where.page in named or where.printed_page in named else 0.0
+
+    return _raised(hits, bonus)
 
 
 _TITLE_HITS = 10  # chunks searched for by the needed statements' title words

@@ -4,7 +4,8 @@ Nothing in a page's text says which page it is (its running page number is furni
 of the chunks and kept in the locator), so "What is the fax number on page fourteen?" cannot
 find page 14 by meaning or by words. The retriever searches the named pages as well and raises
 their chunks. A document's printed page numbers may differ from its physical pages (a cover and
-a table of contents before page 1); these are physical pages, as every citation counts them.
+a table of contents before page 1): these numbers are looked for both ways, as physical pages
+(as every citation counts them) and as the numbers printed on them (`Locator.printed_page`).
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ _MOST = 50  # "pages 1-400" names no page in particular
 
 
 def named_pages(question: str) -> tuple[int, ...]:
-    """The physical page numbers a question names, in order, each once."""
+    """The page numbers a question names, in order, each once."""
     pages: list[int] = []
     for match in _PAGE_N.finditer(question):
         first = _number(match.group(1))

@@ -63,16 +63,26 @@ FILLER = [
 
 
 def document(
-    source_id: str, texts: list[str], seed: int, *, modality: Modality = Modality.TEXT
+    source_id: str,
+    texts: list[str],
+    seed: int,
+    *,
+    modality: Modality = Modality.TEXT,
+    front_pages: int = 0,
 ) -> tuple[list[Chunk], np.ndarray]:
-    """One source: chunk i sits on page i + 1."""
+    """One source: chunk i sits on page i + 1; with `front_pages`, the pages after those are
+    printed with numbers from 1."""
     chunks = [
         Chunk(
             chunk_id=f"{source_id}#{i}",
             source_id=source_id,
             path=f"/docs/{source_id}.pdf",
             text=text,
-            locator=Locator(page=i + 1, heading_path=("Report", f"Part {i}")),
+            locator=Locator(
+                page=i + 1,
+                heading_path=("Report", f"Part {i}"),
+                printed_page=i + 1 - front_pages if front_pages and i >= front_pages else None,
+            ),
             modality=modality,
             ordinal=i,
         )
@@ -109,6 +119,7 @@ class StoreFixtures:
                 "report",
                 [*FILLER[:3], "Invoice 48213 was paid by Siobhan O'Brien on 12 March 2023."],
                 seed=1,
+                front_pages=2,  # a cover and a contents: pages 3 and 4 are printed 1 and 2
             ),
             "tables": document(
                 "tables",
@@ -315,6 +326,9 @@ class FilterContract(StoreFixtures):
             (Filter(modalities=(Modality.TABLE,)), {"tables#2"}),
             (Filter(pages=(1, 3)), {"memo#0", "memo#2", "report#0", "report#2", "tables#2"}),
             (Filter(source_ids=("memo",), pages=(2, 3)), {"memo#1", "memo#2"}),
+            # Pages 3 and 4 of the report are printed 1 and 2.
+            (Filter(printed_pages=(1, 5)), {"report#2"}),
+            (Filter(pages=(4,), printed_pages=(1,)), set()),
         ],
     )
     def test_filters(self, store: Store, library: dict, where: Filter, expected: set) -> None:
@@ -487,4 +501,5 @@ def _matches(chunk: Chunk, where: Filter) -> bool:
         (not where.source_ids or chunk.source_id in where.source_ids)
         and (not where.modalities or chunk.modality in where.modalities)
         and (not where.pages or chunk.locator.page in where.pages)
+        and (not where.printed_pages or chunk.locator.printed_page in where.printed_pages)
     )

@@ -30,4 +30,7 @@ def filter_sql(where: Filter | None) -> str | None:
     if where.pages:
         pages = ", ".join(str(int(page)) for page in where.pages)
         parts.append(f"page IN ({pages})")
+    if where.printed_pages:
+        printed = ", ".join(str(int(page)) for page in where.printed_pages)
+        parts.append(f"printed_page IN ({printed})")
     return " AND ".join(f"({part})" for part in parts)

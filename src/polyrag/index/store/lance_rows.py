@@ -10,9 +10,10 @@ import pyarrow.compute as pc
 
 from polyrag.types import Chunk, Locator, Modality
 
-# The columns a Chunk is rebuilt from. The table also holds page, vector, embed_model (the
-# model that made the vector) and text_sha256: the sha256 of the embedded text (heading path
-# included). Vectors are reused by model and text_sha256 together.
+# The columns a Chunk is rebuilt from. The table also holds page and printed_page (for
+# filtering), vector, embed_model (the model that made the vector) and text_sha256: the sha256
+# of the embedded text (heading path included). Vectors are reused by model and text_sha256
+# together.
 CHUNK_COLUMNS = [
     "chunk_id",
     "source_id",
@@ -25,7 +26,11 @@ CHUNK_COLUMNS = [
 ]
 # Columns added after the first release, with the SQL that fills them in an older table.
 # Rows written before `embed_model` existed get "" (unknown): their vectors are not reused.
-ADDED_COLUMNS = {"anchor": "CAST(NULL AS INT)", "embed_model": "CAST('' AS STRING)"}
+ADDED_COLUMNS = {
+    "anchor": "CAST(NULL AS INT)",
+    "embed_model": "CAST('' AS STRING)",
+    "printed_page": "CAST(NULL AS INT)",
+}
 
 
 def table_schema(dim: int) -> pa.Schema:
@@ -42,6 +47,7 @@ def table_schema(dim: int) -> pa.Schema:
             pa.field("ordinal", pa.int32()),
             pa.field("anchor", pa.int32()),  # a table's or picture's parent text chunk
             pa.field("page", pa.int32()),  # locator.page, for filtering
+            pa.field("printed_page", pa.int32()),  # locator.printed_page, for filtering
             pa.field("vector", pa.list_(pa.float32(), dim)),
         ]
     )
@@ -69,6 +75,7 @@ def rows_table(
         "ordinal": [c.ordinal for c in chosen],
         "anchor": [c.anchor for c in chosen],
         "page": [c.locator.page for c in chosen],
+        "printed_page": [c.locator.printed_page for c in chosen],
         "vector": pa.FixedSizeListArray.from_arrays(flat, dim),
     }
     return pa.table(columns, schema=schema)

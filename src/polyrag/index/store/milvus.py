@@ -64,11 +64,12 @@ for _name in ("pymilvus", "milvus_lite.server_manager", "milvus_lite.adapter"):
 
 SERVER_SCHEMES = ("http://", "https://", "tcp://", "unix:")
 # The columns a Chunk is rebuilt from. The collection also holds text_sha256 (the sha256 of the
-# embedded text), embed_model (the model that made the vector), page (for filtering), the
-# vector and `sparse`: the BM25 function's output, which Milvus fills from `text`.
+# embedded text), embed_model (the model that made the vector), page and printed_page (for
+# filtering), the vector and `sparse`: the BM25 function's output, which Milvus fills from `text`.
 CHUNK_FIELDS = ["chunk_id", "source_id", "path", "text", "locator", "modality", "ordinal", "anchor"]
 SPARSE = "sparse"
 VECTOR = "vector"
+PRINTED = "printed_page"
 MAX_VARCHAR = 65_535  # Milvus's largest VARCHAR, in bytes
 MAX_TOP_K = 16_384  # Milvus's largest limit for one search
 WRITE_BATCH = 512  # rows per upsert request
@@ -178,6 +179,7 @@ class MilvusStore:
         self._write_lock = threading.Lock()
         self._open_lock = threading.Lock()
         self._ready = False  # the collection exists, matches this store and is loaded
+        self._printed = True  # the collection has the printed page field (older ones lack it)
         self._client: MilvusClient | None = None
         self._turns: _ReadWriteLock | None = None  # Milvus Lite's reads and writes take turns
         if self._lite:
@@ -284,7 +286,7 @@ class MilvusStore:
         query_vector = None if vector is None else self._query_vector(vector)
         fields = CHUNK_FIELDS if query_vector is None else [*CHUNK_FIELDS, VECTOR]
         with self._failures("could not be searched"):
-            if not self._existing():
+            if not self._existing() or not self._can_filter(where):
                 return []
             with self._reading():
                 found = self._connected().search(
@@ -321,7 +323,7 @@ class MilvusStore:
             return []
         query = self._query_vector(vector)
         with self._failures("could not be searched"):
-            if not self._existing():
+            if not self._existing() or not self._can_filter(where):
                 return []
             with self._reading():
                 found = self._connected().search(
@@ -350,7 +352,9 @@ class MilvusStore:
 
     def count(self, where: Filter | None = None) -> int:
         with self._failures("could not be read"):
-            return self._count(filter_expression(where)) if self._existing() else 0
+            if not self._existing() or not self._can_filter(where):
+                return 0
+            return self._count(filter_expression(where))
 
     def source_ids(self) -> set[str]:
         with self._failures("could not be read"):
@@ -443,6 +447,10 @@ class MilvusStore:
             ),
         )
 
+    def _can_filter(self, where: Filter | None) -> bool:
+        """False when `where` asks for printed page numbers this collection never kept."""
+        return self._printed or where is None or not where.printed_pages
+
     def _existing(self) -> bool:
         """Whether the collection exists; the first time it does, check that it is this
         store's (dimension, model) and load it for searching."""
@@ -495,6 +503,7 @@ class MilvusStore:
         schema.add_field("ordinal", DataType.INT32)
         schema.add_field("anchor", DataType.INT32, nullable=True)  # a table's parent text chunk
         schema.add_field("page", DataType.INT32, nullable=True)  # locator.page, for filtering
+        schema.add_field(PRINTED, DataType.INT32, nullable=True)  # locator.printed_page
         schema.add_field(SPARSE, DataType.SPARSE_FLOAT_VECTOR)
         schema.add_field(VECTOR, DataType.FLOAT_VECTOR, dim=self.dim)
         schema.add_function(
@@ -527,6 +536,9 @@ class MilvusStore:
 
     def _check_schema(self, description: dict[str, Any]) -> None:
         fields = {field["name"]: field for field in description.get("fields", [])}
+        # Collections made before printed page numbers were kept lack the field: they are
+        # written and searched without it.
+        self._printed = PRINTED in fields
         missing = [name for name in [*CHUNK_FIELDS, "text_sha256", "embed_model", "page", VECTOR]
                    if name not in fields]  # fmt: skip
         if missing:
@@ -606,6 +618,8 @@ class MilvusStore:
                 "page": chunk.locator.page,
                 VECTOR: vectors[i].tolist(),
             }
+            if self._printed:
+                row[PRINTED] = chunk.locator.printed_page
             for name in ("chunk_id", "source_id", "path", "text", "locator", "embed_model"):
                 if len(row[name].encode("utf-8")) > MAX_VARCHAR:
                     raise StoreError(
@@ -662,6 +676,8 @@ def filter_expression(where: Filter | None) -> str:
         parts.append(_in("modality", [str(modality) for modality in where.modalities]))
     if where.pages:
         parts.append(f"page in {[int(page) for page in where.pages]}")
+    if where.printed_pages:
+        parts.append(f"{PRINTED} in {[int(page) for page in where.printed_pages]}")
     return " and ".join(f"({part})" for part in parts)
 
 
