@@ -357,6 +357,38 @@ def test_a_page_named_by_its_printed_number_is_searched_and_comes_first(tmp_path
         store.close()
 
 
+def test_the_last_pages_of_the_documents_searched_are_found(tmp_path: Path) -> None:
+    store = LanceStore(tmp_path / "ends", DIM, model="test-random")
+    chunks = [
+        Chunk(
+            chunk_id=f"{source}{page}",
+            source_id=source,
+            path=f"/{source}.pdf",
+            text=f"Passage {page}.",
+            locator=Locator(page=page),
+            ordinal=page,
+        )
+        for source, pages in (("a", 5), ("b", 3))
+        for page in range(1, pages + 1)
+    ]
+    store.replace(chunks, np.stack([unit(i) for i in range(len(chunks))]))
+    try:
+        question = "Is there a signature on the second last page?"
+        embedder = ScriptedEmbedder({question: unit(0)})  # closest to a's first page
+        both = Filter(source_ids=("a", "b"))
+        found = retriever(store, embedder, candidates=1).search(question, k=2, where=both)
+        assert set(ids(found.hits)) == {"a4", "b2"}
+        assert ids(
+            retriever(store, embedder, candidates=1, page_match=0)
+            .search(question, k=1, where=both)
+            .hits
+        ) == ["a1"]
+        # In a whole library "the last page" names no page in particular.
+        assert ids(retriever(store, embedder, candidates=1).search(question, k=1).hits) == ["a1"]
+    finally:
+        store.close()
+
+
 def test_a_long_question_weighs_bm25_less(store: LanceStore, embedder: ScriptedEmbedder) -> None:
     question = (
         "invoice revenue summary board payment march quarterly growth warehouse building "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from polyrag.retrieve.pages import named_pages
+from polyrag.retrieve.pages import named_pages, pages_from_end
 
 
 @pytest.mark.parametrize(
@@ -29,3 +29,21 @@ from polyrag.retrieve.pages import named_pages
 )
 def test_named_pages(question: str, pages: tuple[int, ...]) -> None:
     assert named_pages(question) == pages
+
+
+@pytest.mark.parametrize(
+    ("question", "ends"),
+    [
+        ("Is there a signature present on the last page?", (1,)),
+        ("What does the final page of the contract say?", (1,)),
+        ("In the figure on the second last page, how many people stand?", (2,)),
+        ("What is on the second-to-last page?", (2,)),
+        ("What is on the penultimate page?", (2,)),
+        ("In the figure at Page at the second last, how many people are standing?", (2,)),
+        ("Compare the third last page with the last page.", (3, 1)),
+        ("What was last year's revenue on page 4?", ()),
+        ("Which page was edited last?", ()),
+    ],
+)
+def test_pages_from_end(question: str, ends: tuple[int, ...]) -> None:
+    assert pages_from_end(question) == ends

@@ -7,8 +7,9 @@ BM25 carry their cosine similarity too: the answer stage refuses when the best o
 
 Then, in order (each a setting, each measured with `eval qa --retrieval-only`):
 - the vector search also runs with the question's keyword form (`variants.py`), and with a
-  filter on the pages the question names (`pages.py`), counted from the first page and as
-  printed on them; each chunk keeps its best cosine;
+  filter on the pages the question names (`pages.py`), counted from the first page, as
+  printed on them, and from the end ("the last page", in a search scoped to a few
+  documents); each chunk keeps its best cosine;
 - a long question weighs BM25 less (`keyword_words`);
 - after fusion, a chunk gains from the best other candidates of its page (`page_support`), from
   the share of its file name the question spells out (`name_match`, `names.py`), from being
@@ -36,7 +37,7 @@ from polyrag.index.store.base import Store
 from polyrag.retrieve.base import TIMING_KEYS, RetrievalResult, SearchMode
 from polyrag.retrieve.fusion import convex_fusion, reciprocal_rank_fusion, unit_support
 from polyrag.retrieve.names import name_overlap, question_terms
-from polyrag.retrieve.pages import named_pages
+from polyrag.retrieve.pages import named_pages, pages_from_end
 from polyrag.retrieve.variants import keyword_form
 from polyrag.settings import RetrieveSettings
 from polyrag.types import Chunk, Filter, Hit
@@ -93,7 +94,12 @@ class HybridRetriever:
         queries = [query]
         if mode != "keyword" and settings.keyword_variant and form:
             queries.append(form)
-        pages = named_pages(query) if settings.page_match > 0 and not per_source else ()
+        pages: tuple[int, ...] = ()
+        ends: dict[str, tuple[int, ...]] = {}
+        if settings.page_match > 0 and not per_source:
+            pages = named_pages(query)
+            ends = self._pages_from_end(pages_from_end(query), where)
+        named = [*_named(where, pages), *_from_end(where, ends)]
         query_vector: np.ndarray | None = None
         variant_vectors: list[np.ndarray] = []
         if mode != "keyword":  # hybrid embeds even with vector_weight 0: hits need similarity
@@ -114,7 +120,7 @@ class HybridRetriever:
             assert query_vector is not None
             vector, timings["vector"] = _timed(
                 partial(
-                    self._vector_search, query_vector, variant_vectors, candidates, where, pages
+                    self._vector_search, query_vector, variant_vectors, candidates, where, named
                 )
             )
         if pending is not None:
@@ -136,8 +142,8 @@ class HybridRetriever:
             hits = _with_unit_support(hits, settings.page_support)
         if not per_source and settings.name_match > 0:
             hits = _with_named_files_first(hits, query, settings.name_match)
-        if pages:
-            hits = _with_named_pages_first(hits, pages, settings.page_match)
+        if pages or ends:
+            hits = _with_named_pages_first(hits, pages, ends, settings.page_match)
         if not per_source and settings.statement_match > 0:
             needed = needed_statements(query)
             if needed and mode != "vector":
@@ -155,7 +161,7 @@ class HybridRetriever:
         variant_vectors: Sequence[np.ndarray],
         candidates: int,
         where: Filter | None,
-        pages: Sequence[int] = (),
+        named: Sequence[Filter] = (),
     ) -> list[Hit]:
         """The question's nearest chunks, its variants', and those on the pages it names: each
         chunk at its best cosine to any of them (`score`, which ranks), still reporting its
@@ -166,8 +172,8 @@ class HybridRetriever:
             )
             for variant in variant_vectors
         ]
-        for named in _named(where, pages):  # the physical pages, then the printed numbers
-            searches.append(partial(self._store.vector_search, query_vector, candidates, named))
+        for on_pages in named:
+            searches.append(partial(self._store.vector_search, query_vector, candidates, on_pages))
         pending = [self._pool.submit(search) for search in searches] if self._pool else []
         hits = self._store.vector_search(query_vector, candidates, where)
         if not searches:
@@ -181,6 +187,21 @@ class HybridRetriever:
                     best[hit.chunk.chunk_id] = hit
         ranked = sorted(best.values(), key=lambda hit: (-hit.score, hit.chunk.chunk_id))
         return [replace(hit, vector_rank=rank) for rank, hit in enumerate(ranked, start=1)]
+
+    def _pages_from_end(
+        self, ends: Sequence[int], where: Filter | None
+    ) -> dict[str, tuple[int, ...]]:
+        """Source → its pages that `ends` count from its end (1: its last page), for a search
+        scoped to a few sources: in a whole library "the last page" names none in particular."""
+        if not ends or where is None or not 0 < len(where.source_ids) <= _END_SOURCES:
+            return {}
+        found: dict[str, tuple[int, ...]] = {}
+        for source in where.source_ids:
+            numbers = [c.locator.page for c in self._store.chunks_of(source) if c.locator.page]
+            if numbers:
+                last = max(numbers)
+                found[source] = tuple(last + 1 - end for end in ends if last + 1 - end >= 1)
+        return found
 
     def _with_statement_titles(
         self,
@@ -307,19 +328,38 @@ def _named(where: Filter | None, pages: Sequence[int]) -> list[Filter]:
     return [replace(base, pages=physical), *printed] if physical else printed
 
 
-def _with_named_pages_first(hits: list[Hit], pages: Sequence[int], weight: float) -> list[Hit]:
+def _from_end(where: Filter | None, ends: dict[str, tuple[int, ...]]) -> list[Filter]:
+    """Filters for each source's pages counted from its end, within the pages `where` allows."""
+    base = where or Filter()
+    filters = []
+    for source, pages in ends.items():
+        allowed = tuple(page for page in pages if not base.pages or page in base.pages)
+        if allowed:
+            filters.append(replace(base, source_ids=(source,), pages=allowed))
+    return filters
+
+
+def _with_named_pages_first(
+    hits: list[Hit],
+    pages: Sequence[int],
+    ends: dict[str, tuple[int, ...]],
+    weight: float,
+) -> list[Hit]:
     """Hits on the pages the question names raised by `weight`: the pages counted from the
-    first, or those whose printed number it is ("page 9" of a report with a cover and a
-    contents before page 1)."""
+    first, those whose printed number it is ("page 9" of a report with a cover and a contents
+    before page 1), and those counted from their document's end ("the last page")."""
     named = set(pages)
 
     def bonus(hit: Hit) -> float:
         where = hit.chunk.locator
-        return weight if where.page in named or where.printed_page in named else 0.0
+        if where.page in named or where.printed_page in named:
+            return weight
+        return weight if where.page in ends.get(hit.chunk.source_id, ()) else 0.0
 
     return _raised(hits, bonus)
 
 
+_END_SOURCES = 3  # "the last page" is looked for in a search scoped to at most this many sources
 _TITLE_HITS = 10  # chunks searched for by the needed statements' title words
 _TITLE_SOURCES_FROM = 5  # the candidates whose documents' statements may join them
 

@@ -75,6 +75,26 @@ _COVER = re.compile(r"\b(?:cover|front|title)\s+page\b", re.IGNORECASE)
 _MOST = 50  # "pages 1-400" names no page in particular
 
 
+# "the last page", "the final page", "the second-to-last page", "the page at the second last"
+_FROM_END = re.compile(
+    r"\b(?:(?:(second|third)[\s-]+(?:to[\s-]+)?)?(?:last|final)\s+page"
+    r"|(penultimate)\s+page"
+    r"|page\s+at\s+the\s+(?:(second|third)[\s-]+(?:to[\s-]+)?)?last)\b",
+    re.IGNORECASE,
+)
+_FROM_END_COUNT = {None: 1, "second": 2, "penultimate": 2, "third": 3}
+
+
+def pages_from_end(question: str) -> tuple[int, ...]:
+    """The pages a question names counting from a document's end: 1 for "the last page", 2
+    for "the second last page"; each once, in order."""
+    found = []
+    for match in _FROM_END.finditer(question):
+        word = next((group.lower() for group in match.groups() if group), None)
+        found.append(_FROM_END_COUNT[word])
+    return tuple(dict.fromkeys(found))
+
+
 def named_pages(question: str) -> tuple[int, ...]:
     """The page numbers a question names, in order, each once."""
     pages: list[int] = []
