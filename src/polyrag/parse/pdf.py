@@ -574,8 +574,8 @@ def _with_printed_pages(blocks: list[Block], labels: list[int | None]) -> list[B
     number. Otherwise a page's number opens or closes one of the short paragraphs at either end
     of the page ("9", "(1)", "Version 1.3 9", "Page 9 of 40") and counts on from the page
     before or to the page after: a figure that happens to stand at a page's edge rarely does.
-    Where several do (the two numbers of a spread), the one that keeps the document's most
-    common distance from the physical page wins.
+    Where several do (a numbered step at the top of two pages besides their page numbers), the
+    one that keeps the document's most common distance from the physical page wins.
     """
     pages = len(labels)
     if pages < _PRINTED_MIN_PAGES:
