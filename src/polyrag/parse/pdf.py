@@ -597,15 +597,11 @@ def _with_printed_pages(blocks: list[Block], labels: list[int | None]) -> list[B
 
 def _counted_pages(blocks: list[Block]) -> dict[int, int]:
     """Physical page → the number printed at its edge, where one counts on (see above)."""
-    by_page: dict[int, list[int]] = {}
-    for i, block in enumerate(blocks):
-        page = block.locator.page
-        if block.kind in (BlockKind.TEXT, BlockKind.HEADING) and page and block.text.strip():
-            by_page.setdefault(page, []).append(i)
     numbers: dict[int, set[int]] = {}
-    for page, ends in by_page.items():
-        edge = (*ends[:_EDGE_BLOCKS], *ends[-_EDGE_BLOCKS:])
-        numbers[page] = {n for i in edge for n in _edge_numbers(blocks[i].text)}
+    for page, paragraphs in _paragraphs_by_page(blocks).items():
+        if page is not None:
+            edge = _edges(paragraphs)
+            numbers[page] = {n for i in edge for n in _edge_numbers(blocks[i].text)}
     counting = {
         page: sorted(
             n
@@ -649,15 +645,10 @@ def _without_furniture(blocks: list[Block], pages: int) -> list[Block]:
     one gets its first heading promoted, so a statement's title still leads its rows."""
     if pages < _FURNITURE_MIN_PAGES:
         return blocks
-    by_page: dict[int | None, list[int]] = {}
-    for i, block in enumerate(blocks):
-        if block.kind in (BlockKind.TEXT, BlockKind.HEADING) and block.text.strip():
-            by_page.setdefault(block.locator.page, []).append(i)
+    by_page = _paragraphs_by_page(blocks)
     # The key of each paragraph at either end of each page (empty: too long to be furniture).
     keys = {
-        page: {
-            i: _furniture_key(blocks[i].text) for i in (*ends[:_EDGE_BLOCKS], *ends[-_EDGE_BLOCKS:])
-        }
+        page: {i: _furniture_key(blocks[i].text) for i in _edges(ends)}
         for page, ends in by_page.items()
     }
     seen: dict[str, set[int | None]] = {}
@@ -675,6 +666,20 @@ def _without_furniture(blocks: list[Block], pages: int) -> list[Block]:
             dropped |= found
     kept = [block for i, block in enumerate(blocks) if i not in dropped]
     return _promote_titles(kept)
+
+
+def _paragraphs_by_page(blocks: list[Block]) -> dict[int | None, list[int]]:
+    """Page → the indexes of its text and heading blocks that hold words, in order."""
+    by_page: dict[int | None, list[int]] = {}
+    for i, block in enumerate(blocks):
+        if block.kind in (BlockKind.TEXT, BlockKind.HEADING) and block.text.strip():
+            by_page.setdefault(block.locator.page, []).append(i)
+    return by_page
+
+
+def _edges(paragraphs: list[int]) -> tuple[int, ...]:
+    """The paragraphs at either end of a page, where running headers and footers stand."""
+    return (*paragraphs[:_EDGE_BLOCKS], *paragraphs[-_EDGE_BLOCKS:])
 
 
 def _furniture_key(text: str) -> str:

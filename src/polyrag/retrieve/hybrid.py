@@ -323,7 +323,7 @@ def _named(where: Filter | None, pages: Sequence[int]) -> list[Filter]:
     if not pages:
         return []
     base = where or Filter()
-    physical = tuple(page for page in pages if not base.pages or page in base.pages)
+    physical = _allowed(pages, base)
     printed = [replace(base, printed_pages=tuple(pages))]  # within the pages `where` allows
     return [replace(base, pages=physical), *printed] if physical else printed
 
@@ -333,10 +333,15 @@ def _from_end(where: Filter | None, ends: dict[str, tuple[int, ...]]) -> list[Fi
     base = where or Filter()
     filters = []
     for source, pages in ends.items():
-        allowed = tuple(page for page in pages if not base.pages or page in base.pages)
+        allowed = _allowed(pages, base)
         if allowed:
             filters.append(replace(base, source_ids=(source,), pages=allowed))
     return filters
+
+
+def _allowed(pages: Sequence[int], where: Filter) -> tuple[int, ...]:
+    """The pages among `pages` that `where` lets a search see."""
+    return tuple(page for page in pages if not where.pages or page in where.pages)
 
 
 def _with_named_pages_first(
