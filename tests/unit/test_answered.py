@@ -13,13 +13,16 @@ from polyrag.agent.answers import Request
 from polyrag.agent.fast import answer_fast
 from polyrag.agent.steps import Steps
 from polyrag.agent.trace import Trace
+from polyrag.answer.evidence import Evidence
+from polyrag.answer.resting import resting_sentence
+from polyrag.answer.verify import Verdict
 from polyrag.errors import ProviderUnavailableError
 from polyrag.llm.base import GenerationOptions, Message
 from polyrag.llm.fallback import FallbackChain
 from polyrag.settings import Settings
-from polyrag.types import NOT_ANSWERED, Answer
+from polyrag.types import NOT_ANSWERED, Answer, Citation
 from tests.unit.replies import Replies
-from tests.unit.test_agent_graph import WordRetriever, ask, make_agent
+from tests.unit.test_agent_graph import CHUNKS, WordRetriever, ask, make_agent
 
 TEMPLE = "Who served as Chief of Protocol of the United States?"
 REPLY = "Shirley Temple served as Chief of Protocol [1]."
@@ -42,8 +45,9 @@ def test_an_answer_the_passages_give_to_the_question_as_asked_stands(tmp_path: P
     assert not answer.refused and "Shirley Temple" in answer.text
     assert answer.model_calls == 2  # the reply and the check
     assert "answer the question as asked (no: 0.05" in checked(trace)[0]
-    # The model is shown the cited passage with its file name, and the question; nothing else.
-    assert "(Shirley_Temple.md) Shirley Temple served as Chief of Protocol" in chat.weighed[0]
+    # The model is shown the sentence the reply rests on with its file name, and the question;
+    # nothing else.
+    assert "(from Shirley_Temple.md): Shirley Temple served as Chief of Protocol" in chat.weighed[0]
     assert TEMPLE in chat.weighed[0] and "ducks" not in chat.weighed[0].lower()
 
 
@@ -55,7 +59,40 @@ def test_a_plausible_answer_to_another_question_is_withdrawn(tmp_path: Path) -> 
     chat.doubts = [0.45]
     answer, trace = fast(tmp_path, chat, question)
     assert answer.refused and answer.refusal_reason == NOT_ANSWERED
-    assert "do not answer" in checked(trace)[0] and "refused from 0.20" in checked(trace)[0]
+    assert "do not answer" in checked(trace)[0] and "refused from 0.36" in checked(trace)[0]
+
+
+def test_the_sentence_a_reply_rests_on_is_the_one_holding_what_it_adds_to_the_question() -> None:
+    passage = (
+        "The abbey was founded in 1120. Its first abbot was Odo of Metz. "
+        "He enlarged the church in 1150. The abbey was dissolved in 1790."
+    )
+    question = "Who enlarged the abbey church?"
+    # "Odo" is in the reply, not in the question: the sentence naming him is found, and the
+    # one that follows it ("He enlarged…") is not, as it holds no word the reply adds.
+    sentence = resting_sentence("Odo of Metz enlarged the church.", question, passage)
+    assert sentence == "The abbey was founded in 1120. Its first abbot was Odo of Metz."
+    # A reply that adds a year: the sentence with that year, after the one before it.
+    question = "When was the church enlarged?"
+    sentence = resting_sentence("It was enlarged in 1150.", question, passage)
+    assert sentence == "Its first abbot was Odo of Metz. He enlarged the church in 1150."
+    # Nothing added: the sentence sharing the most of the question's words.
+    assert resting_sentence("", "When was it dissolved?", passage).endswith("dissolved in 1790.")
+    assert resting_sentence("Odo.", "Who?", "no sentence end") == "no sentence end"
+
+
+def test_a_reply_resting_on_several_passages_is_weighed_against_them_all(tmp_path: Path) -> None:
+    chat = Replies([], doubts=[0.05])
+    steps = Steps(WordRetriever(), FallbackChain([chat]), Settings(home=tmp_path))
+    evidence = [Evidence(n, chunk, chunk.text) for n, chunk in enumerate(CHUNKS[1:3], start=1)]
+    reply = "Shirley Temple played Corliss Archer [1] and served as Chief of Protocol [2]."
+    cited = tuple(Citation(e.n, e.chunk) for e in evidence)
+    verdict = Verdict(reply, False, "answered", cited)
+    question = "What position did the actress who played Corliss Archer hold?"
+    weighed = steps.answered(question, verdict, evidence, Trace(lambda _event: None))
+    assert weighed == verdict
+    assert "(Kiss_and_Tell.md) Kiss and Tell is a 1945 film" in chat.weighed[0]
+    assert "(Shirley_Temple.md) Shirley Temple served" in chat.weighed[0]
 
 
 def test_the_threshold_is_a_setting_and_zero_turns_the_check_off(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from polyrag.answer.gate import best_similarity, gate
 from polyrag.answer.generate import Generator, Turn
 from polyrag.answer.guard import screen_answer, screen_passage
 from polyrag.answer.prompts import prompt
+from polyrag.answer.resting import resting_sentence
 from polyrag.answer.verify import Verdict, verify
 from polyrag.errors import LLMError
 from polyrag.llm.base import GenerationOptions, Message
@@ -260,11 +261,12 @@ class Steps:
 
         A passage about the right subject often holds a plausible answer to a question it does
         not answer: the question adds a "not", names another year or person, asks for the
-        least instead of the most. The model weighs one decision — do these passages answer
-        this exact question? — and code refuses when "no" gets `answer.unanswered_at` of the
-        probability or more. Left to other checks: computed answers and tool results (the
-        critic and the arithmetic check), tables (looked up by code), and yes/no questions
-        (where "no" could be the answer itself)."""
+        least instead of the most. The model weighs one decision — does this answer this
+        exact question? — over the sentence the reply rests on when it cites one passage (over
+        the passages when it cites several), and code refuses when "no" gets
+        `answer.unanswered_at` of the probability or more. Left to other checks: computed
+        answers and tool results (the critic and the arithmetic check), tables (looked up by
+        code), and yes/no questions (where "no" could be the answer itself)."""
         threshold = self.settings.answer.unanswered_at
         by_number = {item.n: item for item in evidence}
         cited = [by_number[c.n] for c in verdict.citations if c.n in by_number]
@@ -283,8 +285,17 @@ class Steps:
         started = now()
         # Each passage with its file and place: a document's name can say what its text does
         # not ("expense-policy-2024.md" for "the 2024 one").
-        passages = "\n\n".join(dict.fromkeys(f"({label(i.chunk)}) {i.text}" for i in cited))
-        text = prompt("answered").format(passages=passages, question=question)
+        places = dict.fromkeys((label(i.chunk), i.text) for i in cited)
+        if len(places) == 1:  # one passage: the sentence the reply rests on is weighed
+            ((place, passage),) = places
+            text = prompt("answered_sentence").format(
+                label=place,
+                text=resting_sentence(verdict.text, question, passage),
+                question=question,
+            )
+        else:
+            passages = "\n\n".join(f"({place}) {passage}" for place, passage in places)
+            text = prompt("answered").format(passages=passages, question=question)
         trace.model_calls += 1
         try:
             shares, provider = self.chat.weigh([Message("user", text)], ("yes", "no"))
