@@ -128,7 +128,7 @@ class AnswerSettings(_Section):
         "answerable SQuAD 2.0 questions score above it against their own paragraph.",
     )
     unanswered_at: float = Field(
-        0.36,
+        0.38,
         ge=0,
         le=1,
         description="Refuse a looked-up answer when the model, asked whether the sentence it "

@@ -59,7 +59,7 @@ def test_a_plausible_answer_to_another_question_is_withdrawn(tmp_path: Path) -> 
     chat.doubts = [0.45]
     answer, trace = fast(tmp_path, chat, question)
     assert answer.refused and answer.refusal_reason == NOT_ANSWERED
-    assert "do not answer" in checked(trace)[0] and "refused from 0.36" in checked(trace)[0]
+    assert "do not answer" in checked(trace)[0] and "refused from 0.38" in checked(trace)[0]
 
 
 def test_the_sentence_a_reply_rests_on_is_the_one_holding_what_it_adds_to_the_question() -> None:
