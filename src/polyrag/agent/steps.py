@@ -262,9 +262,10 @@ class Steps:
         A passage about the right subject often holds a plausible answer to a question it does
         not answer: the question adds a "not", names another year or person, asks for the
         least instead of the most. The model weighs one decision — does this answer this
-        exact question? — over the sentence the reply rests on when it cites one passage (over
-        the passages when it cites several), and code refuses when "no" gets
-        `answer.unanswered_at` of the probability or more. Left to other checks: computed
+        exact question? — over the sentence the reply rests on when it cites one passage of
+        prose (over the passages when it cites several, or the answer sits in a line of a list
+        or table), and code refuses when "no" gets `answer.unanswered_at` of the probability
+        or more. Left to other checks: computed
         answers and tool results (the critic and the arithmetic check), tables (looked up by
         code), and yes/no questions (where "no" could be the answer itself)."""
         threshold = self.settings.answer.unanswered_at
@@ -286,15 +287,12 @@ class Steps:
         # Each passage with its file and place: a document's name can say what its text does
         # not ("expense-policy-2024.md" for "the 2024 one").
         places = dict.fromkeys((label(i.chunk), i.text) for i in cited)
-        if len(places) == 1:  # one passage: the sentence the reply rests on is weighed
-            ((place, passage),) = places
-            text = prompt("answered_sentence").format(
-                label=place,
-                text=resting_sentence(verdict.text, question, passage),
-                question=question,
-            )
+        ((place, passage), *_) = places
+        sentence = resting_sentence(verdict.text, question, passage)
+        if len(places) == 1 and sentence:  # one passage: the sentence the reply rests on
+            text = prompt("answered_sentence").format(label=place, text=sentence, question=question)
         else:
-            passages = "\n\n".join(f"({place}) {passage}" for place, passage in places)
+            passages = "\n\n".join(f"({where}) {shown}" for where, shown in places)
             text = prompt("answered").format(passages=passages, question=question)
         trace.model_calls += 1
         try:

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 from polyrag.answer.evidence import content_words
 from polyrag.chunk.sentences import sentence_spans
 
+_ENDED = re.compile(r"[.!?][\"'”’)\]]*$")  # a sentence ends as one
 _STEM = 5  # words compared by their first letters: "decreased" and "decreasing" are one word
 
 
-def resting_sentence(reply: str, question: str, passage: str) -> str:
+def resting_sentence(reply: str, question: str, passage: str) -> str | None:
     """The sentence of `passage` that holds what `reply` adds to `question`, after the sentence
-    before it (which often names what its "he" or "it" is).
+    before it (which often names what its "he" or "it" is); None when what holds it is not a
+    sentence but a line of a list or table ("1997–2004 Norwich City 278 (84)"), which says
+    nothing without the lines around it.
 
     The sentence shares the most of the reply's words that the question does not have (the
     answer itself); ties go to the one sharing the most of the question's words. Judged on its
@@ -20,16 +25,17 @@ def resting_sentence(reply: str, question: str, passage: str) -> str:
     against 0.77 for the passage."""
     asked = _stems(question)
     added = _stems(reply) - asked
-    spans = list(sentence_spans(passage, wrapped=True))
-    if not spans:
-        return passage.strip()
-    sentences = [passage[a:b] for a, b in spans]
+    sentences = [passage[a:b] for a, b in sentence_spans(passage, wrapped=True)]
+    if not sentences:
+        return None
 
     def overlap(index: int) -> tuple[int, int]:
         words = _stems(sentences[index])
         return len(added & words), len(asked & words)
 
     best = max(range(len(sentences)), key=overlap)
+    if not _ENDED.search(sentences[best]):
+        return None
     return " ".join(sentences[max(best - 1, 0) : best + 1])
 
 
