@@ -49,6 +49,10 @@ def test_an_answer_the_passages_give_to_the_question_as_asked_stands(tmp_path: P
     # nothing else.
     assert "(from Shirley_Temple.md): Shirley Temple served as Chief of Protocol" in chat.weighed[0]
     assert TEMPLE in chat.weighed[0] and "ducks" not in chat.weighed[0].lower()
+    (step,) = [s for s in trace.steps if s.name == "answered"]
+    assert (
+        step.data["weighed"] == "Shirley Temple served as Chief of Protocol of the United States."
+    )
 
 
 def test_a_plausible_answer_to_another_question_is_withdrawn(tmp_path: Path) -> None:

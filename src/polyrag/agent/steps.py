@@ -287,9 +287,9 @@ class Steps:
         # Each passage with its file and place: a document's name can say what its text does
         # not ("expense-policy-2024.md" for "the 2024 one").
         places = dict.fromkeys((label(i.chunk), i.text) for i in cited)
-        ((place, passage), *_) = places
-        sentence = resting_sentence(verdict.text, question, passage)
-        if len(places) == 1 and sentence:  # one passage: the sentence the reply rests on
+        (place, passage), *others = places
+        sentence = None if others else resting_sentence(verdict.text, question, passage)
+        if sentence:  # one passage of prose: the sentence the reply rests on is weighed
             text = prompt("answered_sentence").format(label=place, text=sentence, question=question)
         else:
             passages = "\n\n".join(f"({where}) {shown}" for where, shown in places)
@@ -306,7 +306,12 @@ class Steps:
             "answered",
             f"the cited passages {'do not answer' if refused else 'answer'} the question as asked "
             f"(no: {doubt:.2f}, refused from {threshold:.2f})",
-            {"no": round(doubt, 3), "threshold": threshold, "provider": provider},
+            {
+                "no": round(doubt, 3),
+                "threshold": threshold,
+                "provider": provider,
+                "weighed": sentence or "the cited passages",
+            },
             started,
         )
         if not refused:
