@@ -83,9 +83,9 @@ def test_the_sentence_a_reply_rests_on_is_the_one_holding_what_it_adds_to_the_qu
     # Nothing added: the sentence sharing the most of the question's words.
     assert resting_sentence("", "When was it dissolved?", passage).endswith("dissolved in 1790.")
     # A line of a list or table is not a sentence: it means nothing without its neighbours.
-    squad = "Senior career\n1993–1996 Leicester City 100 (41)\n1997–2004 Norwich City 278 (84)"
+    career = "Senior career\n1993–1996 Leicester City 100 (41)\n1997–2004 Norwich City 278 (84)"
     question = "For which club did Iwan Roberts make 278 appearances?"
-    assert resting_sentence("Norwich City [1].", question, squad) is None
+    assert resting_sentence("Norwich City [1].", question, career) is None
     assert resting_sentence("Odo.", "Who?", "") is None
 
 

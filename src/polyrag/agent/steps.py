@@ -265,9 +265,9 @@ class Steps:
         exact question? — over the sentence the reply rests on when it cites one passage of
         prose (over the passages when it cites several, or the answer sits in a line of a list
         or table), and code refuses when "no" gets `answer.unanswered_at` of the probability
-        or more. Left to other checks: computed
-        answers and tool results (the critic and the arithmetic check), tables (looked up by
-        code), and yes/no questions (where "no" could be the answer itself)."""
+        or more. Left to other checks: computed answers and tool results (the critic and the
+        arithmetic check), tables (looked up by code), and yes/no questions (where "no" could
+        be the answer itself)."""
         threshold = self.settings.answer.unanswered_at
         by_number = {item.n: item for item in evidence}
         cited = [by_number[c.n] for c in verdict.citations if c.n in by_number]
