@@ -6,10 +6,10 @@ BM25 carry their cosine similarity too: the answer stage refuses when the best o
 (Overlapping BM25 with the embedding instead was slower on 2 cores: ONNX already uses both.)
 
 Then, in order (each a setting, each measured with `eval qa --retrieval-only`):
-- the vector search also runs with the question's keyword form (`variants.py`), and with a
-  filter on the pages the question names (`pages.py`), counted from the first page, as
-  printed on them, and from the end ("the last page", in a search scoped to a few
-  documents); each chunk keeps its best cosine;
+- the vector search also runs with the question's keyword form (`variants.py`, in the same
+  store query as the question's vector), and with a filter on the pages the question names
+  (`pages.py`), counted from the first page, as printed on them, and from the end ("the last
+  page", in a search scoped to a few documents); each chunk keeps its best cosine;
 - a long question weighs BM25 less (`keyword_words`);
 - after fusion, a chunk gains from the best other candidates of its page (`page_support`), from
   the share of its file name the question spells out (`name_match`, `names.py`), from being
@@ -61,8 +61,8 @@ class HybridRetriever:
         self._store = store
         self._embedder = embedder
         self._settings = settings
-        # BM25 and the extra vector searches (keyword form, named pages) run beside the main
-        # vector search: the store's loop overlaps them.
+        # BM25 and the vector searches on named pages run beside the main vector search: the
+        # store's loop overlaps them.
         self._pool = ThreadPoolExecutor(3, "polyrag-search") if parallel else None
 
     def search(
@@ -165,17 +165,13 @@ class HybridRetriever:
     ) -> list[Hit]:
         """The question's nearest chunks, its variants', and those on the pages it names: each
         chunk at its best cosine to any of them (`score`, which ranks), still reporting its
-        cosine to the question."""
+        cosine to the question. The question and its variants are one search."""
         searches = [
-            partial(
-                self._store.vector_search, variant, candidates, where, similarity_to=query_vector
-            )
-            for variant in variant_vectors
+            partial(self._store.vector_search, query_vector, candidates, on_pages)
+            for on_pages in named
         ]
-        for on_pages in named:
-            searches.append(partial(self._store.vector_search, query_vector, candidates, on_pages))
         pending = [self._pool.submit(search) for search in searches] if self._pool else []
-        hits = self._store.vector_search(query_vector, candidates, where)
+        hits = self._store.vector_search(query_vector, candidates, where, variants=variant_vectors)
         if not searches:
             return hits
         more = [future.result() for future in pending] if pending else [s() for s in searches]

@@ -51,6 +51,17 @@ def checked_vectors(chunks: Sequence[Chunk], vectors: np.ndarray, dim: int) -> n
     return out
 
 
+def best_cosines(
+    stored: np.ndarray, vector: np.ndarray, variants: Sequence[np.ndarray] = ()
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each stored vector's best cosine to `vector` or any of `variants`, and its cosine to
+    `vector` alone: a vector search's `score` and `vector_similarity`."""
+    queries = np.stack([vector, *variants]).astype(np.float32)
+    norms = np.linalg.norm(stored, axis=1)[:, None] * np.linalg.norm(queries, axis=1)[None, :]
+    cosines = np.clip((stored @ queries.T) / np.where(norms > 0, norms, 1.0), -1.0, 1.0)
+    return cosines.max(axis=1), cosines[:, 0]
+
+
 class Store(Protocol):
     """A persistent index of chunks and the vectors of one embedding model."""
 
@@ -88,12 +99,14 @@ class Store(Protocol):
         k: int,
         where: Filter | None = None,
         *,
-        similarity_to: np.ndarray | None = None,
+        variants: Sequence[np.ndarray] = (),
     ) -> list[Hit]:
         """Nearest chunks by cosine, best first; `score` and `vector_similarity` are cosines.
 
-        Given `similarity_to`, `vector_similarity` is the cosine to that vector instead (a
-        search with a variant of the question still reports similarity to the question).
+        Given `variants` (other forms of the same question), the k nearest chunks to each of
+        them join the k nearest to `vector`, in one search where the engine allows: a chunk's
+        `score` (which ranks) is then its best cosine to any of the vectors, and its
+        `vector_similarity` stays its cosine to `vector` (what the refusal gates read).
         """
         ...
 

@@ -98,6 +98,14 @@ def chunks_from(result: pa.Table) -> list[Chunk]:
     ]
 
 
+def first_of_each(result: pa.Table, column: str) -> pa.Table:
+    """The rows of `result` whose `column` value has not been seen in an earlier row."""
+    first: dict[object, int] = {}
+    for i, value in enumerate(result.column(column).to_pylist()):
+        first.setdefault(value, i)
+    return result if len(first) == result.num_rows else result.take(sorted(first.values()))
+
+
 def cosines(matrix: np.ndarray, query: np.ndarray) -> list[float]:
     norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(query))
     cosines = (matrix @ query) / np.where(norms > 0, norms, 1.0)

@@ -52,7 +52,7 @@ import numpy as np
 from pymilvus import DataType, Function, FunctionType, MilvusClient
 
 from polyrag.errors import StoreError
-from polyrag.index.store.base import StoreHealth, checked_vectors
+from polyrag.index.store.base import StoreHealth, best_cosines, checked_vectors
 from polyrag.index.store.lance_rows import cosines
 from polyrag.types import Chunk, Filter, Hit, Locator, Modality
 
@@ -317,36 +317,43 @@ class MilvusStore:
         k: int,
         where: Filter | None = None,
         *,
-        similarity_to: np.ndarray | None = None,
+        variants: Sequence[np.ndarray] = (),
     ) -> list[Hit]:
         if k <= 0:
             return []
         query = self._query_vector(vector)
+        others = [self._query_vector(variant) for variant in variants]
         with self._failures("could not be searched"):
             if not self._existing() or not self._can_filter(where):
                 return []
             with self._reading():
+                # One request for all the query vectors: Milvus answers each in its own list.
                 found = self._connected().search(
                     self.collection,
-                    data=[query.tolist()],
+                    data=[q.tolist() for q in (query, *others)],
                     anns_field=VECTOR,
                     limit=min(k, MAX_TOP_K),
                     filter=filter_expression(where),
                     output_fields=[*CHUNK_FIELDS, VECTOR],
                     search_params={"metric_type": "COSINE"},
                     consistency_level=STRONG,
-                )[0]
-        entities = [hit["entity"] for hit in found]
-        # Cosines from the stored vectors: exact whatever the index, and the same numbers as
-        # `similarity_to` gives.
-        stored = self._matrix(entities)
-        scores = cosines(stored, query)
-        reported = (
-            scores if similarity_to is None else cosines(stored, self._query_vector(similarity_to))
-        )
+                )
+        unique: dict[str, dict[str, Any]] = {}
+        for hits in found:
+            for hit in hits:
+                unique.setdefault(hit["entity"]["chunk_id"], hit["entity"])
+        entities = list(unique.values())
+        # Cosines from the stored vectors: exact whatever the index, and the same numbers for
+        # every query vector.
+        scores, reported = best_cosines(self._matrix(entities), query, others)
         ranked = sorted(zip(entities, scores, reported, strict=True), key=lambda row: -row[1])
         return [
-            Hit(chunk=_chunk(entity), score=score, vector_rank=rank, vector_similarity=similarity)
+            Hit(
+                chunk=_chunk(entity),
+                score=float(score),
+                vector_rank=rank,
+                vector_similarity=float(similarity),
+            )
             for rank, (entity, score, similarity) in enumerate(ranked, start=1)
         ]
 
