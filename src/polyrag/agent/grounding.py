@@ -12,7 +12,7 @@ from typing import Any
 from polyrag.agent.questions import names_in
 from polyrag.agent.tools import statements
 from polyrag.agent.tools.base import ToolOutcome
-from polyrag.answer.evidence import Evidence, content_words
+from polyrag.answer.evidence import Evidence, content_words, stems
 from polyrag.answer.numbers import numbers_in_text, parse_number
 from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, Answer, Chunk, Citation, Modality
 
@@ -104,8 +104,8 @@ def with_coverage(answer: Answer, evidence: Sequence[Evidence], question: str) -
         return answer
     cited_ids = {c.chunk.chunk_id for c in answer.citations}
     cited_sources = {c.chunk.source_id for c in answer.citations}
-    said = _stems(" ".join(c.chunk.text for c in answer.citations))
-    missing = _stems(question) - said
+    said = stems(" ".join(c.chunk.text for c in answer.citations), numbers=False)
+    missing = stems(question, numbers=False) - said
     if len(missing) < 2:
         return answer
     best: tuple[int, Evidence] | None = None
@@ -113,17 +113,12 @@ def with_coverage(answer: Answer, evidence: Sequence[Evidence], question: str) -
         chunk = item.chunk
         if chunk.chunk_id in cited_ids or chunk.source_id in cited_sources or item.derived:
             continue
-        covers = len(missing & _stems(chunk.text))
+        covers = len(missing & stems(chunk.text, numbers=False))
         if covers >= max(2, len(missing) / 3) and (best is None or covers > best[0]):
             best = (covers, item)
     if best is None:
         return answer
     return replace(answer, citations=(*answer.citations, Citation(best[1].n, best[1].chunk)))
-
-
-def _stems(text: str) -> set[str]:
-    """Content words cut to their first five letters, so "helped" meets "helping"."""
-    return {word[:5] for word in content_words(text) if not word.isdigit()}
 
 
 def _names_in(text: str) -> set[str]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from polyrag.answer.evidence import content_words
+from polyrag.answer.evidence import content_words, stems
 from polyrag.types import Hit
 
 CAPITALISED = re.compile(r"\b(?:[A-Z][\w'.&-]*(?:\s+(?:of|the|de|von|van|for|and the)\s+|\s+)?)+")
@@ -174,7 +174,7 @@ def bridge_names(question: str, passages: Sequence[str]) -> list[str]:
     that names the bridge ("The film was directed by Scott Derrickson")."""
     asked = [n.lower() for n in names_in(question)] + [q.lower() for q in _QUOTED.findall(question)]
     asked_words = content_words(" ".join(asked))
-    described = {_stem(w) for w in content_words(question) - asked_words}
+    described = {w[:_STEM] for w in content_words(question) - asked_words}
     lowered_question = question.lower()
     # The passages about the question's own things: titled with one of its names, else
     # mentioning one (a passage about the bridge itself often names them too).
@@ -186,7 +186,7 @@ def bridge_names(question: str, passages: Sequence[str]) -> list[str]:
     for rank, text in enumerate(about):
         own = _head(text).lower()
         for sentence in _SENTENCE.split(text.partition("\n")[2] if own else text):
-            shared = len(described & _stems(sentence))
+            shared = len(described & stems(sentence, _STEM))
             words = sentence.split()
             for name in names_in(sentence):
                 lowered = name.lower()
@@ -202,8 +202,8 @@ def bridge_names(question: str, passages: Sequence[str]) -> list[str]:
                 at = _position(words, name)
                 length = len(name.split())
                 near = words[max(0, at - 3) : at] + words[at + length : at + length + 3]
-                score = shared + 2 * len(described & _stems(" ".join(near)))
-                score += 3 * len(described & _stems(name))
+                score = shared + 2 * len(described & stems(" ".join(near), _STEM))
+                score += 3 * len(described & stems(name, _STEM))
                 score -= 2 if content_words(name) & asked_words else 0
                 score -= 1 if single else 0
                 order += 1
@@ -225,21 +225,14 @@ def _mentions(text: str, name: str) -> bool:
     return bool(words) and words <= content_words(text)
 
 
-def _stems(text: str) -> set[str]:
-    return {_stem(w) for w in content_words(text)}
-
-
+# Words compared by their first four letters: "writer" meets "written", "competes" "compete".
+_STEM = 4
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(])|\n+")
 # Capitalised words that are not names: pronouns and words that start a sentence.
 _NOT_NAMES = frozenset(
     {"It", "Its", "He", "She", "His", "Her", "They", "Their", "This", "These", "That", "Those",
      "There", "We", "Our", "I", "You", "In", "At", "On", "As", "By", "After", "Before"}
 )  # fmt: skip
-
-
-def _stem(word: str) -> str:
-    """A crude stem that lets "writer" meet "written" and "competes" meet "compete"."""
-    return word[:4] if len(word) > 4 else word
 
 
 def _position(words: Sequence[str], name: str) -> int:

@@ -75,6 +75,12 @@ def content_words(text: str) -> set[str]:
     return {w for w in words if len(w) > 1 and w not in _STOP}
 
 
+def stems(text: str, letters: int = 5, *, numbers: bool = True) -> set[str]:
+    """The content words cut to their first `letters` letters, a stem crude enough to let
+    "decreased" meet "decreasing"; without `numbers`, words that are digits are left out."""
+    return {w[:letters] for w in content_words(text) if numbers or not w.isdigit()}
+
+
 @dataclass(frozen=True)
 class Evidence:
     n: int

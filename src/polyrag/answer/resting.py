@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 
-from polyrag.answer.evidence import content_words
+from polyrag.answer.evidence import stems
 from polyrag.chunk.sentences import sentence_spans
 
 _ENDED = re.compile(r"[.!?][\"'”’)\]]*$")  # a sentence ends as one
-_STEM = 5  # words compared by their first letters: "decreased" and "decreasing" are one word
 
 
 def resting_sentence(reply: str, question: str, passage: str) -> str | None:
@@ -23,21 +22,17 @@ def resting_sentence(reply: str, question: str, passage: str) -> str | None:
     than the whole passage does, from a prompt a third as long: on 136 held-out SQuAD 2.0
     questions, the local model's "no" told the unanswerable ones apart with an AUC of 0.80,
     against 0.77 for the passage."""
-    asked = _stems(question)
-    added = _stems(reply) - asked
+    asked = stems(question)
+    added = stems(reply) - asked
     sentences = [passage[a:b] for a, b in sentence_spans(passage, wrapped=True)]
     if not sentences:
         return None
 
     def overlap(index: int) -> tuple[int, int]:
-        words = _stems(sentences[index])
+        words = stems(sentences[index])
         return len(added & words), len(asked & words)
 
     best = max(range(len(sentences)), key=overlap)
     if not _ENDED.search(sentences[best]):
         return None
     return " ".join(sentences[max(best - 1, 0) : best + 1])
-
-
-def _stems(text: str) -> set[str]:
-    return {word[:_STEM] for word in content_words(text)}
