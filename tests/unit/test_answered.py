@@ -44,7 +44,10 @@ def test_an_answer_the_passages_give_to_the_question_as_asked_stands(tmp_path: P
     answer, trace = fast(tmp_path, chat, TEMPLE)
     assert not answer.refused and "Shirley Temple" in answer.text
     assert answer.model_calls == 2  # the reply and the check
-    assert "answer the question as asked (no: 0.05" in checked(trace)[0]
+    assert (
+        "the sentence the reply rests on answers the question as asked (no: 0.05"
+        in (checked(trace)[0])
+    )
     # The model is shown the sentence the reply rests on with its file name, and the question;
     # nothing else.
     assert "(from Shirley_Temple.md): Shirley Temple served as Chief of Protocol" in chat.weighed[0]
@@ -63,7 +66,7 @@ def test_a_plausible_answer_to_another_question_is_withdrawn(tmp_path: Path) -> 
     chat.doubts = [0.45]
     answer, trace = fast(tmp_path, chat, question)
     assert answer.refused and answer.refusal_reason == NOT_ANSWERED
-    assert "do not answer" in checked(trace)[0] and "refused from 0.38" in checked(trace)[0]
+    assert "does not answer" in checked(trace)[0] and "refused from 0.38" in checked(trace)[0]
 
 
 def test_the_sentence_a_reply_rests_on_is_the_one_holding_what_it_adds_to_the_question() -> None:
@@ -220,7 +223,7 @@ def test_the_agent_weighs_a_lookup_that_rests_on_one_document(
     assert answer.refused is refused  # type: ignore[attr-defined]
     assert "Shirley_Temple.md" in chat.weighed[0] and TEMPLE in chat.weighed[0]
     (summary,) = checked(trace)
-    assert ("do not answer" in summary) is refused
+    assert ("does not answer" in summary) is refused
     # The answer's own record includes the check and its model call.
     assert "answered" in [s.name for s in answer.steps]  # type: ignore[attr-defined]
     assert answer.model_calls == trace.model_calls  # type: ignore[attr-defined]

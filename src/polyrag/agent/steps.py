@@ -304,7 +304,7 @@ class Steps:
         refused = doubt >= threshold
         trace.add(
             "answered",
-            f"the cited passages {'do not answer' if refused else 'answer'} the question as asked "
+            f"{_weighed(sentence, refused)} the question as asked "
             f"(no: {doubt:.2f}, refused from {threshold:.2f})",
             {
                 "no": round(doubt, 3),
@@ -341,3 +341,10 @@ def _plain(text: str) -> str:
 
 def _rounded(timings: dict[str, float]) -> dict[str, float]:
     return {key: round(value, 1) for key, value in timings.items()}
+
+
+def _weighed(sentence: str | None, refused: bool) -> str:
+    """What the answered check weighed, and its finding, as the trace says it."""
+    if sentence:
+        return f"the sentence the reply rests on {'does not answer' if refused else 'answers'}"
+    return f"the cited passages {'do not answer' if refused else 'answer'}"
