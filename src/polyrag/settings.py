@@ -74,6 +74,14 @@ class RetrieveSettings(_Section):
         description="Also search by vector with the question's content words alone (its "
         "function and framing words dropped), each chunk at its better similarity.",
     )
+    keyword_variant_share: float = Field(
+        0.34,
+        ge=0,
+        le=1,
+        description="Search with the keyword form only when it drops at least this share of "
+        "the question's words: with fewer dropped, its vector is nearly the question's and finds "
+        "the same chunks, and the second search would only cost time.",
+    )
     page_support: float = Field(
         0.15,
         ge=0,

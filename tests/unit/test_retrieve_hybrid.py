@@ -239,6 +239,25 @@ def test_the_keyword_form_searches_too_and_similarity_stays_the_questions(
     assert similarities == pytest.approx(sorted([1.0, float(unit(2) @ unit(3))]), abs=1e-5)
 
 
+def test_a_keyword_form_that_drops_little_is_not_searched(
+    store: LanceStore, embedder: ScriptedEmbedder
+) -> None:
+    # "Engineers tested the pump" loses one word of four: the form's vector would be nearly
+    # the question's. Scripted apart here, so a search with it would show.
+    question = "Engineers tested the pump"
+    embedder.vectors[question] = unit(2)
+    embedder.vectors["Engineers tested pump"] = unit(3)
+    seen: list[Sequence[str]] = []
+    embed = embedder.embed
+    embedder.embed = lambda texts: seen.append(list(texts)) or embed(texts)  # type: ignore[method-assign]
+    hits = retriever(store, embedder).search(question, k=2, mode="vector").hits
+    assert seen == [[question]]
+    assert all(hit.score == hit.vector_similarity for hit in hits)
+    # A lower bar lets it through.
+    retriever(store, embedder, keyword_variant_share=0.2).search(question, k=2, mode="vector")
+    assert seen[-1] == [question, "Engineers tested pump"]
+
+
 def _at_cosine(cosine: float, axis: int) -> np.ndarray:
     """A unit vector at `cosine` to the first axis, the rest of it along `axis`."""
     vector = np.zeros(DIM, dtype=np.float32)

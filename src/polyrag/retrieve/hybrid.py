@@ -38,7 +38,7 @@ from polyrag.retrieve.base import TIMING_KEYS, RetrievalResult, SearchMode
 from polyrag.retrieve.fusion import convex_fusion, reciprocal_rank_fusion, unit_support
 from polyrag.retrieve.names import name_overlap, question_terms
 from polyrag.retrieve.pages import named_pages, pages_from_end
-from polyrag.retrieve.variants import keyword_form
+from polyrag.retrieve.variants import dropped_share, keyword_form
 from polyrag.settings import RetrieveSettings
 from polyrag.types import Chunk, Filter, Hit
 
@@ -92,7 +92,12 @@ class HybridRetriever:
 
         form = keyword_form(query)
         queries = [query]
-        if mode != "keyword" and settings.keyword_variant and form:
+        if (
+            mode != "keyword"
+            and settings.keyword_variant
+            and form
+            and dropped_share(query, form) >= settings.keyword_variant_share
+        ):
             queries.append(form)
         pages: tuple[int, ...] = ()
         ends: dict[str, tuple[int, ...]] = {}
