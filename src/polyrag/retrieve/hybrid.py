@@ -38,7 +38,7 @@ from polyrag.retrieve.base import TIMING_KEYS, RetrievalResult, SearchMode
 from polyrag.retrieve.fusion import convex_fusion, reciprocal_rank_fusion, unit_support
 from polyrag.retrieve.names import name_overlap, question_terms
 from polyrag.retrieve.pages import named_pages, pages_from_end
-from polyrag.retrieve.variants import dropped_share, keyword_form
+from polyrag.retrieve.variants import keyword_form, searched_form
 from polyrag.settings import RetrieveSettings
 from polyrag.types import Chunk, Filter, Hit
 
@@ -92,13 +92,9 @@ class HybridRetriever:
 
         form = keyword_form(query)
         queries = [query]
-        if (
-            mode != "keyword"
-            and settings.keyword_variant
-            and form
-            and dropped_share(query, form) >= settings.keyword_variant_share
-        ):
-            queries.append(form)
+        variant = searched_form(query, settings) if mode != "keyword" else None
+        if variant:
+            queries.append(variant)
         pages: tuple[int, ...] = ()
         ends: dict[str, tuple[int, ...]] = {}
         if settings.page_match > 0 and not per_source:

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import re
 
+from polyrag.settings import RetrieveSettings
+
 # English function words, and the words with which people frame a request rather than say
 # what they want ("please answer", "based on", "provided in"), but none that also names a
 # thing ("state", "base", "use", "information"). Negations are kept: "not renewed" and
@@ -58,6 +60,14 @@ def keyword_form(question: str) -> str | None:
     if len(kept) < 2 or len(kept) == len(tokens):
         return None
     return " ".join(kept)
+
+
+def searched_form(question: str, settings: RetrieveSettings) -> str | None:
+    """The keyword form the vector search uses beside `question`, or None when it uses none."""
+    form = keyword_form(question) if settings.keyword_variant else None
+    if form is None or dropped_share(question, form) < settings.keyword_variant_share:
+        return None
+    return form
 
 
 def dropped_share(question: str, form: str) -> float:
