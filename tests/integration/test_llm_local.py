@@ -49,6 +49,36 @@ def test_a_fixed_system_prompt_is_evaluated_once(local_model: LocalLlamaModel) -
     assert warm < cold / 3, f"cold {cold:.2f} s, warm {warm:.2f} s"
 
 
+def test_a_system_prompt_that_returns_is_not_evaluated_again(
+    local_model: LocalLlamaModel,
+) -> None:
+    """Two long system prompts in turn (the agent's decisions and its reply): the KV cells of
+    each are kept, so coming back to one costs a copy, not an evaluation, and its reply's
+    probabilities are exactly those of a fresh evaluation."""
+    facts = " ".join(f"Unit {i} reported revenue of {i * 7} million euros." for i in range(40))
+    rules = " ".join(f"Rule {i}: a claim about unit {i} needs its own line." for i in range(40))
+    first = [
+        Message("system", f"Answer from these facts only.\n{facts}"),
+        Message("user", "Did unit 3 report 21 million euros? Answer yes or no."),
+    ]
+    second = [
+        Message("system", f"Check claims strictly.\n{rules}"),
+        Message("user", "Is a claim about unit 5 allowed without its line? Yes or no."),
+    ]
+
+    def weighed(messages: list[Message]) -> tuple[dict[str, float], float]:
+        start = time.perf_counter()
+        shares = local_model.weigh(messages, ("yes", "no"))
+        return shares, time.perf_counter() - start
+
+    local_model.close()  # nothing kept from earlier tests
+    fresh, cold = weighed(first)
+    weighed(second)
+    back, warm = weighed(first)
+    assert back == fresh
+    assert warm < cold / 3, f"cold {cold:.2f} s, warm {warm:.2f} s"
+
+
 def test_a_prompt_gets_the_same_reply_whatever_was_asked_before(
     local_model: LocalLlamaModel,
 ) -> None:

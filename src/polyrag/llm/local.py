@@ -9,13 +9,20 @@ That prefix is always the prompt's first message (the system prompt), evaluated 
 never more: llama.cpp's arithmetic depends on how a prompt is cut into batches, so a prompt
 whose reused part varied with whatever was asked before got a different greedy reply to the same
 question from one run to the next. Cut at a fixed place, a prompt always gets the same reply.
+
+The agent alternates between prompts with different system messages (a decision, the reply,
+the check of the reply), and evaluating a system message costs about a second on 2 cores. So
+the KV cells of the last few system messages are kept as llama.cpp sequence states (~30 KB a
+token) and copied back when their message returns: the same cells its evaluation would make.
 """
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
@@ -52,6 +59,8 @@ class LocalLlamaModel:
         self._load_lock = threading.RLock()  # also guards finding (and maybe joining) the file
         self._run_lock = threading.Lock()
         self._formatter: Any = None  # renders messages with the model file's chat template
+        # The KV cells of recent first messages, by their tokens, the most recent last.
+        self._first_messages: OrderedDict[tuple[int, ...], bytes] = OrderedDict()
 
     @classmethod
     def packaged(cls, cache_dir: Path, settings: LocalLLMSettings) -> LocalLlamaModel:
@@ -150,6 +159,7 @@ class LocalLlamaModel:
             if self._llama is not None:
                 self._llama.close()
                 self._llama = None
+            self._first_messages.clear()
 
     def _keep_first_message(self, llama: Llama, messages: Sequence[Message]) -> None:
         """Leave exactly the prompt's first message in the KV cache, evaluated alone.
@@ -166,8 +176,22 @@ class LocalLlamaModel:
         if llama.n_tokens >= end and list(cached[:end]) == tokens[:end]:
             llama.n_tokens = end  # llama-cpp-python drops the rest of the KV cache itself
             return
+        key = tuple(tokens[:end])
+        llama.reset()
+        llama._ctx.kv_cache_seq_rm(-1, 0, -1)  # every cell gone, as before a first evaluation
+        saved = self._first_messages.get(key)
+        if saved is not None and _restore(llama, saved):
+            llama.input_ids[:end] = key
+            llama.n_tokens = end
+            self._first_messages.move_to_end(key)
+            return
         llama.reset()
         llama.eval(tokens[:end])
+        state = _snapshot(llama)
+        if state:
+            self._first_messages[key] = state
+            while len(self._first_messages) > _KEPT_FIRST_MESSAGES:
+                self._first_messages.popitem(last=False)
 
     def _prompt_tokens(self, llama: Llama, messages: Sequence[Message]) -> list[int]:
         """The tokens llama-cpp-python's chat handler makes of `messages` (the model file's own
@@ -233,6 +257,27 @@ class LocalLlamaModel:
             if self._path is None:
                 self._path = self._resolve()
             return self._path
+
+
+_KEPT_FIRST_MESSAGES = 8  # system messages whose KV cells are kept (a few MB each)
+
+
+def _snapshot(llama: Llama) -> bytes:
+    """The KV cells of the context's one sequence, as llama.cpp serializes them."""
+    import llama_cpp
+
+    size = llama_cpp.llama_state_seq_get_size(llama._ctx.ctx, 0)
+    buffer = (ctypes.c_uint8 * size)()
+    written = llama_cpp.llama_state_seq_get_data(llama._ctx.ctx, buffer, size, 0)
+    return ctypes.string_at(buffer, written) if 0 < written <= size else b""
+
+
+def _restore(llama: Llama, state: bytes) -> bool:
+    """Put saved KV cells back into an emptied context; False when llama.cpp refuses them."""
+    import llama_cpp
+
+    buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+    return bool(llama_cpp.llama_state_seq_set_data(llama._ctx.ctx, buffer, len(state), 0))
 
 
 def _existing(path: Path) -> Path:
