@@ -185,7 +185,6 @@ class LocalLlamaModel:
             llama.n_tokens = end
             self._first_messages.move_to_end(key)
             return
-        llama.reset()
         llama.eval(tokens[:end])
         state = _snapshot(llama)
         if state:
