@@ -188,3 +188,69 @@ def test_a_csv_with_blank_lines_is_one_table() -> None:
     blocks = SpreadsheetParser().parse(b"a,b\n1,2\n\n3,4,5\n", name="t.csv").blocks
     (table,) = [b.table for b in blocks if b.table is not None]
     assert table.row_numbers == (2, 4) and table.columns == ("A", "B", "C")
+
+
+def test_a_report_laid_out_for_print_is_read_as_its_reader_would() -> None:
+    """A unit and a period over the column names, spacer columns, titles above, and last
+    year's block under this year's (the layout of a half-year report's segment sheet)."""
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Segments"
+    sheet["A1"] = "3.1 Operating segments"
+    sheet["A2"] = "Revenue and results"
+    for top, period, figures in (
+        (4, "January–June 2023", (9467, 1570, -197)),
+        (11, "January–June 2022", (9283, 1606, -112)),
+    ):
+        sheet.cell(top, 1, "In millions of CHF")
+        sheet.cell(top, 6, period)  # printed over the last column
+        for column, name in ((2, "Sales"), (3, "Trading operating profit"), (5, "Net other")):
+            sheet.cell(top + 1, column, name)  # column D is a spacer
+        for row, zone in ((top + 3, "Zone NA"), (top + 4, "Zone EUR")):  # a spacer row above
+            sheet.cell(row, 1, zone)
+            for column, value in zip((2, 3, 5), figures, strict=True):
+                sheet.cell(row, column, value + (row - top))
+        sheet.cell(top + 4, 6, "x")  # a note column under the period
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+
+    blocks = SpreadsheetParser().parse(buffer.getvalue(), name="segments.xlsx").blocks
+
+    this_year, last_year = [b.table for b in blocks if b.table is not None]
+    assert this_year.columns == ("A", "B", "C", "E", "F")
+    assert this_year.header[:3] == (
+        "Column 1",
+        "Sales (January–June 2023)",
+        "Trading operating profit (January–June 2023)",
+    )
+    assert this_year.title == "Revenue and results, In millions of CHF"
+    assert this_year.row_numbers == (7, 8) and last_year.row_numbers == (14, 15)
+    assert last_year.header[1] == "Sales (January–June 2022)"
+    rows = rows_of(blocks)
+    assert "Row 8: Column 1 is Zone EUR, Sales (January–June 2023) is 9471" in rows[1]
+    texts = [b.text for b in blocks if b.kind is BlockKind.TEXT]
+    assert texts[:3] == ["3.1 Operating segments", "Revenue and results", "In millions of CHF"]
+
+
+def test_groups_of_columns_under_their_periods() -> None:
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.append(["In millions", None, "2023 half", None, None, "2022 half"])
+    sheet.append([None, "Goodwill", "Intangibles", None, "Goodwill", "Intangibles"])
+    sheet.append(["Zone NA", 0, -9, None, 0, -285])
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+
+    (table,) = [
+        b.table
+        for b in SpreadsheetParser().parse(buffer.getvalue(), name="other.xlsx").blocks
+        if b.table is not None
+    ]
+    assert table.header == (
+        "Column 1",
+        "Goodwill (2023 half)",
+        "Intangibles (2023 half)",
+        "Goodwill (2022 half)",
+        "Intangibles (2022 half)",
+    )
+    assert table.rows == (("Zone NA", "0", "-9", "0", "-285"),)

@@ -1,10 +1,15 @@
 """XLSX, CSV and TSV → Blocks: per table a Markdown table and one sentence per row.
 
 A workbook sheet may hold several tables (blocks of cells divided by blank rows or columns);
-each is read on its own, with its title line, and also kept as cells (`Block.table`) with
+each is read on its own, with its title lines, and also kept as cells (`Block.table`) with
 their row numbers and column letters, for SQL. Row sentences ("Row 12: Team is Maple Leafs,
 Location is TOR") keep each value beside its header, which is what a small model needs to read a
 lookup correctly.
+
+Reports laid out for print are read as their reader would: a unit line and a period above the
+column names ("In millions of CHF … January–June 2023") qualify the columns they stand over, a
+spacer column or row inside a table leaves it whole, and the same header repeated lower down
+(the prior year's block) starts a table of its own.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -29,6 +35,10 @@ from polyrag.types import Block, BlockKind, Locator, Table
 TABLE_ROWS = 40  # data rows per TABLE block; each block repeats the header row
 MAX_CELLS = 2_000_000  # per file; beyond this the rest of a sheet is skipped with a warning
 _FIELD_LIMIT = 16 * 1024 * 1024
+TITLE_LINES = 5  # lines of a single column above a table read as its titles
+SAME_ROWS = 0.85  # share of filled rows two column blocks beside a spacer share to be one table
+_FIGURE = re.compile(r"^[-+(]?[$€£]?\s?\d[\d.,]*\)?%?$|^[—–-]$")
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
 
 
 @dataclass(frozen=True)
@@ -41,7 +51,7 @@ class SpreadsheetParser:
     """Excel workbooks (.xlsx, .xlsm) and delimited text (.csv, .tsv)."""
 
     media_types = frozenset({"xlsx", "csv", "tsv"})
-    version = "2"
+    version = "3"
 
     def __init__(self, limits: LimitsSettings | None = None) -> None:
         self._limits = limits or LimitsSettings()
@@ -119,11 +129,19 @@ def _sheet_blocks(sheet: str, rows: list[_Row], *, regions: bool) -> list[Block]
     for index, (region_rows, columns) in enumerate(found):
         cells = [_Row(row.number, tuple(_at(row.cells, c) for c in columns)) for row in region_rows]
         following = found[index + 1] if index + 1 < len(found) else None
-        if len(cells) == 1 and len(columns) == 1 and following is not None:
-            # A lone cell above a table is its title ("Number of freshwater ducks per year").
-            caption = cells[0].cells[0]
-            if caption.casefold() != sheet.casefold():
-                blocks.append(Block(BlockKind.TEXT, caption, _rows(sheet, cells[0].number)))
+        titles = following is not None and len(columns) == 1
+        if titles and following is not None and len(cells) > 1:
+            below, under = following
+            titles = len(cells) <= TITLE_LINES and below[0].number > cells[-1].number
+            titles = titles and min(under) <= columns[0] <= max(under)
+        if titles:
+            # Lone cells above a table are its titles ("Number of freshwater ducks per year";
+            # "3.1 Operating segments", "Revenue and results"): the last one captions it.
+            for row in cells:
+                line = row.cells[0]
+                if line.casefold() != sheet.casefold():
+                    blocks.append(Block(BlockKind.TEXT, line, _rows(sheet, row.number)))
+                    caption = line
             continue
         blocks += _table_blocks(sheet, cells, columns, caption)
         caption = ""
@@ -138,12 +156,31 @@ def _table_blocks(sheet: str, rows: list[_Row], columns: list[int], caption: str
         if text.casefold() != sheet.casefold():
             blocks.append(Block(BlockKind.TEXT, text, _rows(sheet, title.number)))
             caption = caption or text
+    over: list[_Row] = []  # lines above the column names: a unit, periods over columns
+    while (
+        len(over) < 2
+        and len(rows) > 2
+        and _is_header(rows[0].cells)
+        and _is_header(rows[1].cells)
+        and _filled(rows[0].cells) < _filled(rows[1].cells)
+        and any(_is_data(row.cells) for row in rows[2:])
+    ):
+        over.append(rows.pop(0))
     header_row, data = rows[0], rows[1:]
     if not data:
         text = " | ".join(cell for cell in header_row.cells if cell)
         blocks.append(Block(BlockKind.TEXT, text, _rows(sheet, header_row.number)))
         return blocks
-    header = _header_names(header_row.cells, columns)
+    header = [
+        cell or f"Column {column + 1}"
+        for cell, column in zip(header_row.cells, columns, strict=True)
+    ]
+    for line in over:
+        unit, header = _qualified(header, line.cells)
+        if unit:
+            caption = f"{caption}, {unit}" if caption else unit
+            blocks.append(Block(BlockKind.TEXT, unit, _rows(sheet, line.number)))
+    header = _unique(header, columns)
     table = Table(
         header=tuple(header),
         rows=tuple(row.cells for row in data),
@@ -178,14 +215,34 @@ def _regions(rows: list[_Row], columns: list[int]) -> list[Region]:
 
     Blank rows and columns divide a sheet into blocks of cells (an X-Y cut, repeated inside each
     block). A blank row is a boundary only when the blocks on either side use different
-    columns, and a blank column only when the blocks beside it span different rows: a spacer
-    row or column inside one table leaves it whole.
+    columns or the lower one opens with column names after figures above (the prior year's
+    block under this year's), and a blank column only when the blocks beside it fill different
+    rows: a spacer row or column inside one table leaves it whole, even where a title line
+    above the table has cells on one side of it only.
     """
-    bands = _merge_alike(_row_bands(rows, columns), lambda band: _used_columns(band, columns))
+
+    def one_table(upper: list[_Row], lower: list[_Row]) -> bool:
+        if _used_columns(upper, columns) != _used_columns(lower, columns):
+            return False
+        return not (any(_is_data(row.cells) for row in upper) and _opens_table(lower))
+
+    bands = _merge_alike(_row_bands(rows, columns), one_table)
     if len(bands) > 1:
         return [region for band in bands for region in _regions(band, columns)]
     used = _used_columns(rows, columns)
-    groups = _merge_alike(_runs(used), lambda group: _row_span(rows, group))
+
+    def side_by_side(left: list[int], right: list[int]) -> bool:
+        if _row_span(rows, left) == _row_span(rows, right):
+            return True
+        # Rows of one filled cell (a title line) say nothing about where columns belong.
+        lines = [row for row in rows if _filled(row.cells) > 1]
+        filled = [
+            {row.number for row in lines if any(_at(row.cells, c) for c in group)}
+            for group in (left, right)
+        ]
+        return len(filled[0] & filled[1]) >= SAME_ROWS * len(filled[0] | filled[1])
+
+    groups = _merge_alike(_runs(used), side_by_side)
     if len(groups) > 1:
         out: list[Region] = []
         for group in groups:
@@ -224,11 +281,11 @@ def _runs(columns: list[int]) -> list[list[int]]:
 T = TypeVar("T", list[_Row], list[int])
 
 
-def _merge_alike(parts: list[T], shape: Callable[[T], object]) -> list[T]:
-    """Neighbouring parts of the same shape joined again (a spacer inside one table)."""
+def _merge_alike(parts: list[T], alike: Callable[[T, T], bool]) -> list[T]:
+    """Neighbouring parts of one table joined again (a spacer inside it)."""
     merged: list[T] = []
     for part in parts:
-        if merged and shape(merged[-1]) == shape(part):
+        if merged and alike(merged[-1], part):
             merged[-1] = merged[-1] + part
         else:
             merged.append(part)
@@ -240,6 +297,53 @@ def _row_span(rows: list[_Row], columns: list[int]) -> tuple[int, int]:
     return (min(numbers), max(numbers)) if numbers else (0, 0)
 
 
+def _qualified(header: list[str], line: tuple[str, ...]) -> tuple[str, list[str]]:
+    """Column names qualified by the line above them, and that line's unit.
+
+    The first column's cell is the table's unit ("In millions of CHF"). One other cell names
+    every figure column's period ("January–June 2023", printed over the last column); several
+    each stand over a group of columns, printed over the group's first column when the first
+    figure column has one, else over its last ("January–June 2023" over C of B and C)."""
+    unit = line[0] if line else ""
+    marks = [i for i in range(1, len(header)) if _at(line, i)]
+    names = list(header)
+    for i in range(1, len(header)):
+        if len(marks) == 1:
+            mark = marks[0]
+        elif marks and marks[0] == 1:  # over the first column of each group
+            mark = max((m for m in marks if m <= i), default=0)
+        else:  # over the last column of each group
+            mark = min((m for m in marks if m >= i), default=0)
+        if mark:
+            names[i] = f"{names[i]} ({_at(line, mark)})"
+    return unit, names
+
+
+def _is_figure(cell: str) -> bool:
+    return bool(_FIGURE.match(cell)) and not _YEAR.match(cell)
+
+
+def _is_data(cells: tuple[str, ...]) -> bool:
+    """A row of figures (a year alone is a column name, not a figure)."""
+    return any(_is_figure(cell) for cell in cells)
+
+
+def _is_header(cells: tuple[str, ...]) -> bool:
+    """A line of names over columns: two cells or more, none of them a figure."""
+    return _filled(cells) >= 2 and not _is_data(cells)
+
+
+def _opens_table(band: list[_Row]) -> bool:
+    """Whether a block starts with column names: its first line of several cells has no
+    figure ("In millions of CHF … January–June 2022", then the names again)."""
+    first = next((row for row in band if _filled(row.cells) >= 2), None)
+    return first is not None and _is_header(first.cells)
+
+
+def _filled(cells: tuple[str, ...]) -> int:
+    return sum(1 for cell in cells if cell)
+
+
 def _width(rows: list[_Row]) -> int:
     return max(len(row.cells) for row in rows)
 
@@ -248,10 +352,10 @@ def _used_columns(rows: list[_Row], columns: Iterable[int]) -> list[int]:
     return [c for c in columns if any(_at(row.cells, c) for row in rows)]
 
 
-def _header_names(cells: tuple[str, ...], columns: list[int]) -> list[str]:
+def _unique(header: list[str], columns: list[int]) -> list[str]:
+    """Column names told apart by their column number where two are the same."""
     names: list[str] = []
-    for cell, column in zip(cells, columns, strict=True):
-        name = cell or f"Column {column + 1}"
+    for name, column in zip(header, columns, strict=True):
         if name in names:
             name = f"{name} ({column + 1})"
         names.append(name)
