@@ -83,6 +83,16 @@ def test_a_total_the_table_states_as_a_row_is_a_lookup() -> None:
     assert route("How many ducks were observed in total?", ducks).kind == "aggregate"
 
 
+def test_two_rows_taken_together_are_added_up() -> None:
+    # The count is a column of the table ("Freshwater Ducks"): read as it stands for one year,
+    # added up for two taken together.
+    ducks = hits(Modality.TABLE, "Row 5: Year is 2019, Freshwater Ducks is 120")
+    lookup = route("How many freshwater ducks were observed in 2019?", ducks)
+    assert (lookup.kind, lookup.agent) == ("lookup", False)
+    summed = route("How many freshwater ducks were observed in 2019 and 2020 together?", ducks)
+    assert (summed.kind, summed.agent) == ("aggregate", True)
+
+
 @pytest.mark.parametrize(
     "question",
     [
