@@ -9,10 +9,12 @@ from pathlib import Path
 import openpyxl
 import pytest
 
+from polyrag.chunk.chunker import Chunker
 from polyrag.errors import CorruptFileError, EmptyFileError, EncryptedFileError
 from polyrag.parse.router import ParserRouter
 from polyrag.parse.spreadsheet import TABLE_ROWS, SpreadsheetParser
-from polyrag.types import Block, BlockKind, Locator
+from polyrag.settings import ChunkSettings
+from polyrag.types import Block, BlockKind, Locator, Source
 
 CORPUS = Path(__file__).parents[3] / "shared" / "eval" / "corpus"
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared eval corpus is absent")
@@ -20,6 +22,11 @@ needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared eval c
 
 def parse_file(relative: str) -> tuple[Block, ...]:
     return ParserRouter().parse((CORPUS / relative).read_bytes(), Path(relative).name).blocks
+
+
+class WordCounter:
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
 
 
 def rows_of(blocks: tuple[Block, ...]) -> list[str]:
@@ -218,18 +225,26 @@ def test_a_report_laid_out_for_print_is_read_as_its_reader_would() -> None:
 
     this_year, last_year = [b.table for b in blocks if b.table is not None]
     assert this_year.columns == ("A", "B", "C", "E", "F")
-    assert this_year.header[:3] == (
+    assert this_year.header == (
         "Column 1",
-        "Sales (January–June 2023)",
-        "Trading operating profit (January–June 2023)",
+        "Sales",
+        "Trading operating profit",
+        "Net other",
+        "Column 6",
     )
-    assert this_year.title == "Revenue and results, In millions of CHF"
+    assert this_year.title == "Revenue and results, In millions of CHF, January–June 2023"
     assert this_year.row_numbers == (7, 8) and last_year.row_numbers == (14, 15)
-    assert last_year.header[1] == "Sales (January–June 2022)"
-    rows = rows_of(blocks)
-    assert "Row 8: Column 1 is Zone EUR, Sales (January–June 2023) is 9471" in rows[1]
+    assert last_year.title == "In millions of CHF, January–June 2022"
+    assert "Row 8: Column 1 is Zone EUR, Sales is 9471" in rows_of(blocks)[1]
     texts = [b.text for b in blocks if b.kind is BlockKind.TEXT]
     assert texts[:3] == ["3.1 Operating segments", "Revenue and results", "In millions of CHF"]
+    # The period heads every chunk of its table's rows.
+    headings = [b.text for b in blocks if b.kind is BlockKind.HEADING]
+    assert headings == ["Segments", "January–June 2023", "January–June 2022"]
+    source = Source("s1", "/docs/segments.xlsx", "f" * 64, 1, "xlsx")
+    chunks = Chunker(WordCounter(), ChunkSettings()).chunk(source, blocks)
+    row_8 = next(c for c in chunks if "Zone EUR, Sales is 9471" in c.text)
+    assert row_8.locator.heading_path == ("Segments", "January–June 2023")
 
 
 def test_groups_of_columns_under_their_periods() -> None:

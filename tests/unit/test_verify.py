@@ -121,6 +121,17 @@ def test_a_reply_about_a_year_no_source_writes_is_withdrawn() -> None:
         assert not verify(reply, [source], question=question.replace("2018", "2019")).refused
 
 
+def test_a_year_in_the_heading_over_a_passage_is_written_by_it() -> None:
+    # A sheet's rows under the period printed above their table ("January–June 2023").
+    row = "Row 10: Column 1 is Zone EUR, Sales (a) is 9467"
+    where = Locator(sheet="Segments", rows=(10, 10), heading_path=("Segments", "January–June 2023"))
+    headed = Evidence(1, Chunk("c1", "s1", "/docs/segments.xlsx", row, where), row)
+    question = "What were Zone EUR's sales in January-June 2023?"
+    reply = "Zone EUR's sales in January-June 2023 were 9467 [1]."
+    assert not verify(reply, [headed], question=question).refused
+    assert verify(reply, [item(1, row)], question=question).refused
+
+
 def test_a_figure_may_be_given_in_the_unit_the_table_states() -> None:
     table = "U.S. $ in thousands | Net deferred tax asset | 2019: 795 | 2018: 772"
     verdict = verify("It was $795,000 in 2019 and $772,000 in 2018 [1].", [item(1, table)])

@@ -91,9 +91,13 @@ def verify(
     everything = [t for e in evidence for t in (e.text, *(c.text for c in e.backing))]
     known_anywhere = _numbers([*everything, question])
     # A year the question names that no evidence writes: a reply restating it presumes what the
-    # sources do not show ("How many ducks in 2018?" over a table of 2019 to 2024).
+    # sources do not show ("How many ducks in 2018?" over a table of 2019 to 2024). A passage's
+    # headings count ("January–June 2023" over a table's rows).
     asked_years = [_written_year(year) for year in dict.fromkeys(_YEAR.findall(question))]
-    unseen = [year for year in asked_years if not any(year.search(t) for t in everything)]
+    headed = [" ".join(e.chunk.locator.heading_path) for e in evidence]
+    unseen = [
+        year for year in asked_years if not any(year.search(t) for t in [*everything, *headed])
+    ]
     kept: list[str] = []
     gaps: list[str] = []
     withdrawn: list[str] = []

@@ -7,7 +7,8 @@ Location is TOR") keep each value beside its header, which is what a small model
 lookup correctly.
 
 Reports laid out for print are read as their reader would: a unit line and a period above the
-column names ("In millions of CHF … January–June 2023") qualify the columns they stand over, a
+column names ("In millions of CHF … January–June 2023") caption the table (the period heads
+each chunk of its rows; periods over groups of columns qualify those columns' names), a
 spacer column or row inside a table leaves it whole, and the same header repeated lower down
 (the prior year's block) starts a table of its own.
 """
@@ -176,10 +177,11 @@ def _table_blocks(sheet: str, rows: list[_Row], columns: list[int], caption: str
         for cell, column in zip(header_row.cells, columns, strict=True)
     ]
     for line in over:
-        unit, header = _qualified(header, line.cells)
-        if unit:
-            caption = f"{caption}, {unit}" if caption else unit
-            blocks.append(Block(BlockKind.TEXT, unit, _rows(sheet, line.number)))
+        unit, header, period = _qualified(header, line.cells)
+        for text, kind in ((unit, BlockKind.TEXT), (period, BlockKind.HEADING)):
+            if text:  # a period over the whole table heads every chunk of its rows
+                caption = f"{caption}, {text}" if caption else text
+                blocks.append(Block(kind, text, _rows(sheet, line.number), level=2))
     header = _unique(header, columns)
     table = Table(
         header=tuple(header),
@@ -297,26 +299,28 @@ def _row_span(rows: list[_Row], columns: list[int]) -> tuple[int, int]:
     return (min(numbers), max(numbers)) if numbers else (0, 0)
 
 
-def _qualified(header: list[str], line: tuple[str, ...]) -> tuple[str, list[str]]:
-    """Column names qualified by the line above them, and that line's unit.
+def _qualified(header: list[str], line: tuple[str, ...]) -> tuple[str, list[str], str]:
+    """The unit, the column names qualified by the line above them, and the period of the
+    whole table.
 
-    The first column's cell is the table's unit ("In millions of CHF"). One other cell names
-    every figure column's period ("January–June 2023", printed over the last column); several
-    each stand over a group of columns, printed over the group's first column when the first
-    figure column has one, else over its last ("January–June 2023" over C of B and C)."""
+    The first column's cell is the table's unit ("In millions of CHF"). One other cell is the
+    period of every figure column ("January–June 2023", printed over the last one): the table's
+    own, kept out of the names so that each row does not repeat it. Several each stand over a
+    group of columns, printed over the group's first column when the first figure column has
+    one, else over its last ("January–June 2023" over C of B and C), and qualify those."""
     unit = line[0] if line else ""
     marks = [i for i in range(1, len(header)) if _at(line, i)]
+    if len(marks) == 1:
+        return unit, header, _at(line, marks[0])
     names = list(header)
     for i in range(1, len(header)):
-        if len(marks) == 1:
-            mark = marks[0]
-        elif marks and marks[0] == 1:  # over the first column of each group
+        if marks and marks[0] == 1:  # over the first column of each group
             mark = max((m for m in marks if m <= i), default=0)
         else:  # over the last column of each group
             mark = min((m for m in marks if m >= i), default=0)
         if mark:
             names[i] = f"{names[i]} ({_at(line, mark)})"
-    return unit, names
+    return unit, names, ""
 
 
 def _is_figure(cell: str) -> bool:
