@@ -41,7 +41,19 @@ CHUNKS = [
           "The hotel cap in the policy is 150 EUR.", Locator()),
     Chunk("p2", "pol-b", "/docs/travel-policy-2024.md",
           "The hotel cap in the policy is 180 EUR.", Locator()),
+    Chunk("w1", "sales", "/docs/sales.xlsx",
+          "| Product | Revenue |\n| --- | --- |\n| Widget C | 3000 |\n| Widget D | 8000 |\n"
+          "| Widget C | 15000 |\n| Widget D | 9000 |",
+          Locator(sheet="Sales", rows=(1, 5)), Modality.TABLE),
 ]  # fmt: skip
+SALES = Table(
+    header=("Product", "Revenue"),
+    rows=(("Widget C", "3000"), ("Widget D", "8000"), ("Widget C", "15000"), ("Widget D", "9000")),
+    locator=Locator(sheet="Sales", rows=(1, 5)),
+    name="Sales",
+    row_numbers=(2, 3, 4, 5),
+    columns=("A", "B"),
+)
 DUCKS = Table(
     header=("Year", "Freshwater Ducks"),
     rows=(("2019", "120"), ("2020", "135"), ("2021", "150")),
@@ -825,3 +837,33 @@ def test_a_calculation_may_use_the_rows_of_a_long_table_the_model_was_shown(
     assert steps_named(trace, "tool")[0].startswith("calculator: 1001 ÷ 577 = 1.73")
     assert steps_named(trace, "critic")[0].startswith("accept")
     assert "1.73" in answer.text  # type: ignore[attr-defined]
+
+
+def test_a_difference_between_things_of_several_rows_each_is_added_up_by_sql(
+    tmp_path: Path,
+) -> None:
+    """Widget C and Widget D each stand in several rows of single sales: the calculator would
+    take one row of each; SQL adds each one's rows up first."""
+    agent, _chat = make_agent(
+        tmp_path,
+        [
+            sql(
+                "SELECT product, SUM(revenue) AS total FROM sales "
+                "WHERE product IN ('Widget C', 'Widget D') GROUP BY product ORDER BY product"
+            ),
+            "Widget C made 1000 more revenue than Widget D [1].",
+        ],
+    )
+    agent.calls.table_store.put("sales", "/docs/sales.xlsx", [SALES])
+    question = "How much more revenue did Widget C make than Widget D?"
+    answer, trace = ask(agent, question, "compute")
+    assert steps_named(trace, "evaluate")[0] == "needs a tool: sql"
+    assert "calculator" not in " ".join(steps_named(trace, "tool"))
+    assert not answer.refused and "1000" in answer.text
+    # Years that each stand in one row: the calculator takes their values as they stand.
+    agent, _chat = make_agent(
+        tmp_path / "years", ['{"expression": "135 - 120"}', "The count rose by 15 [1]."]
+    )
+    question = "How much did the number of freshwater ducks change from 2019 to 2020?"
+    answer, trace = ask(agent, question, "compute")
+    assert steps_named(trace, "evaluate")[0] == "needs a tool: calculator"

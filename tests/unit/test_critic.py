@@ -214,6 +214,12 @@ def test_the_years_a_question_names_are_no_operands() -> None:
             "(135 − 120) ÷ 120 × 100 = 12.5",
             "a difference, not a percentage",
         ),
+        (
+            "By how much did profit increase from the first half of 2022 to that of 2023?",
+            "(6565 - 6185) / 6185 * 100",
+            "(6565 − 6185) ÷ 6185 × 100 = 6.14",
+            "a difference, not a percentage",
+        ),
     ],
 )
 def test_a_formula_of_the_wrong_shape_is_repaired(

@@ -100,6 +100,26 @@ def test_whether_a_column_repeats_a_value(database: TableDatabase) -> None:
     assert not database.repeats("nowhere", "year")
 
 
+def test_the_values_a_question_names_that_stand_in_several_rows() -> None:
+    sales = Table(
+        header=("Product", "Region", "Revenue"),
+        rows=(
+            ("Widget A", "North", "5000"),
+            ("Widget B", "North", "12000"),
+            ("Widget A", "South", "7000"),
+            ("Widget C", "East", "3000"),
+        ),
+        locator=Locator(sheet="Sales", rows=(1, 5)),
+        name="Sales",
+    )
+    db = TableDatabase([SourceTable("s3", "/docs/sales.xlsx", sales)])
+    question = "How much more revenue did Widget A make than Widget C in the north?"
+    assert db.named_repeats(question) == ["Widget A", "North"]  # Widget C has one row
+    assert db.named_repeats("How much more did widget a make than widget b?") == ["Widget A"]
+    assert db.named_repeats("What did Widget Alpha make?") == []  # whole words only
+    db.close()
+
+
 def test_accounting_numbers_become_numbers(database: TableDatabase) -> None:
     result = database.run("SELECT y2019 - y2018 AS d FROM table_3 WHERE label ILIKE '%cost%'")
     assert result.text() == "d = -204"

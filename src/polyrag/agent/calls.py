@@ -221,6 +221,12 @@ class ToolCalls:
         database = self._database(run, hits)
         return database is not None and bool(database.tables)
 
+    def named_repeats(self, run: Run, hits: Sequence[Hit], question: str) -> list[str]:
+        """What the question names that several rows of a found table stand for (see
+        `TableDatabase.named_repeats`)."""
+        database = self._database(run, hits)
+        return database.named_repeats(question) if database is not None else []
+
     def _page(self, hits: Sequence[Hit], document: str, page: int) -> list[Chunk]:
         wanted = Path(document).name.casefold()
         for hit in hits:

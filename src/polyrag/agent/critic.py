@@ -44,7 +44,12 @@ _LINES = re.compile(r"\n|(?<=[a-z)%])\.\s+(?=[A-Z])")  # rows and sentences
 # "4044 - 3316 / 3316 * 100": the change lost its parentheses.
 _SELF_DIVIDED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*/\s*\1(?![\d.])")
 _AVERAGE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
-_DIFFERENCE = re.compile(r"\bdifference\b|\bchange\b|\bhow much (?:more|less|higher|lower)\b", re.I)
+# An amount of change: "by how much did it increase" asks for the amount, in the figures' unit.
+_DIFFERENCE = re.compile(
+    r"\bdifference\b|\bchange\b|\bhow much (?:more|less|higher|lower)\b|\bby how much\b|"
+    r"\b(?:increase|decrease|rise|fall|decline|drop)(?:d|s)?\b",
+    re.IGNORECASE,
+)
 _RELATIVE = re.compile(
     r"\bpercent|%|per cent|\bratio\b|\bproportion\b|\brate\b|\bgrowth\b|\bshare\b|\btimes\b",
     re.IGNORECASE,

@@ -363,6 +363,15 @@ class Agent:
             tool = "statement"  # a statement's figure or a standard ratio: code reads the rows
         elif kind == "aggregate" and "sql" not in done | aside and self.calls.has_tables(run, hits):
             tool = "sql"
+        elif (
+            kind == "compute"
+            and not done
+            and "sql" not in aside
+            and self.calls.named_repeats(run, hits, state["question"])
+        ):
+            # "How much more revenue did Widget C make than Widget D?" over rows of single
+            # sales: each operand is a total of its rows, which SQL adds up.
+            tool = "sql"
         elif kind in ("compute", "aggregate") and "calculator" not in done | aside:
             if not done and not state.get("nothing_found"):
                 tool = "calculator"

@@ -278,6 +278,27 @@ class TableDatabase:
         )
         return bool(row[0])
 
+    def named_repeats(self, question: str) -> list[str]:
+        """Values of a table's text columns that the question names and that stand in several
+        rows ("Widget C" over rows of single sales): a figure for one of them is a total of its
+        rows, not the value of one row."""
+        asked = " ".join(_WORD.findall(question.casefold()))
+        named: list[str] = []
+        for table in self.tables:
+            for column in table.columns:
+                if column.numeric:
+                    continue
+                found, _ = self._execute(
+                    f'SELECT "{column.name}" FROM "{table.name}" WHERE "{column.name}" IS NOT NULL '
+                    f'GROUP BY "{column.name}" HAVING COUNT(*) > 1 LIMIT {MAX_NAMED_VALUES}',
+                    limit=None,
+                )
+                for (value,) in found:
+                    words = " ".join(_WORD.findall(str(value).casefold()))
+                    if words and not words.isdigit() and f" {words} " in f" {asked} ":
+                        named.append(str(value))
+        return list(dict.fromkeys(named))
+
     def close(self) -> None:
         self._db.close()
 
@@ -384,6 +405,8 @@ def _columns(source_table: SourceTable) -> tuple[SqlColumn, ...]:
 
 # A header that names no column: blank, a placeholder ("Column 1"), or only a unit note
 # ("(In millions, except per share)").
+_WORD = re.compile(r"\w+")
+MAX_NAMED_VALUES = 5000  # repeated values of one column compared with a question's words
 _UNNAMED = re.compile(
     r"\s*(?:\([^()]*\)\s*)*|column \d+|\s*(?:\$\s*)?in (?:thousands|millions|billions)\b.*",
     re.IGNORECASE,
