@@ -713,6 +713,32 @@ def test_a_computed_answer_states_the_calculators_result() -> None:
     assert with_result(redone, evidence[:1], question) is redone
 
 
+def test_a_computed_answer_states_the_one_figure_a_query_gave() -> None:
+    from polyrag.agent.grounding import derived, with_result
+    from polyrag.agent.tools.base import ToolOutcome
+    from polyrag.answer.evidence import Evidence
+    from polyrag.types import Answer, Citation
+
+    rows = CHUNKS[-1]
+    query = "(query: SELECT SUM(...) - SUM(...) AS revenue_difference FROM sales; cells: A2:B5)"
+    outcome = ToolOutcome("sql", {}, True, f"revenue_difference = 1000\n{query}", backing=(rows,))
+    evidence = [Evidence(1, rows, rows.text), replace(derived(outcome), n=2)]
+    question = "How much more revenue did Widget C make than Widget D?"
+
+    # The model subtracted two single sales instead: code writes the query's figure.
+    redone = Answer("q", "Widget C made 5000 more [1].", False, (Citation(1, rows),), "m", {})
+    fixed = with_result(redone, evidence, question)
+    assert fixed.text == ("1000 (revenue_difference), computed with SQL from the cited rows [2].")
+    assert [c.chunk.chunk_id for c in fixed.citations] == ["w1"]
+    stated = replace(redone, text="Widget C made 1,000 more [2].")
+    assert with_result(stated, evidence, question) is stated
+    # A query giving rows (a figure per widget) leaves the reply to say what they mean.
+    per_widget = "product = Widget C, total = 18000\nproduct = Widget D, total = 17000\n" + query
+    outcome = replace(outcome, result=per_widget)
+    rows_given = [evidence[0], replace(derived(outcome), n=2)]
+    assert with_result(redone, rows_given, question) is redone
+
+
 def test_a_question_that_picks_something_keeps_its_reply() -> None:
     from polyrag.agent.grounding import derived, with_result
     from polyrag.agent.tools.base import ToolOutcome

@@ -260,3 +260,33 @@ def test_of_two_rows_matching_as_well_the_one_the_question_says_fully_comes_firs
     lines = evidence.text.splitlines()
     assert lines[1].startswith("Row 8: Total assets — 2018: 36,500")
     assert lines[2].startswith("Row 5: Total current assets")
+
+
+def test_a_table_cut_to_fit_keeps_its_column_names() -> None:
+    """A row read without the names over its columns does not say which figure is which year."""
+    rows = "\n".join(
+        f"| {label} | {a} | {b} |"
+        for label, a, b in [
+            ("Underlying trading operating profit (a) as per Note 3.1", 7904, 7683),
+            ("Net other trading income/(expenses) as per Note 5.1", -553, -999),
+            ("Trading operating profit as per Note 3.1", 7351, 6684),
+            ("Impairment of goodwill and non-commercialized intangible assets", -16, 0),
+            ("Net other operating income/(expenses)", -73, -65),
+            ("Operating profit", 7262, 6619),
+            ("Net financial income/(expense)", -697, -434),
+            ("Profit before taxes, associates and joint ventures", 6565, 6185),
+        ]
+    )
+    text = f"| In millions of CHF | January–June 2023 | January–June 2022 |\n| --- | --- | --- |\n{rows}"
+    where = Locator(sheet="Reconciliation", rows=(5, 13))
+    table = Chunk("t1", "nestle", "/docs/segments.xlsx", text, where, Modality.TABLE)
+    question = "What was the operating profit in January-June 2023?"
+    (shown,) = select_evidence([hit(table, 0.9)], question, words, budget=60)
+    lines = shown.text.split("\n")
+    assert lines[:2] == [
+        "| In millions of CHF | January–June 2023 | January–June 2022 |",
+        "| --- | --- | --- |",
+    ]
+    assert "| Operating profit | 7262 | 6619 |" in lines
+    assert "| Net financial income/(expense) | -697 | -434 |" not in lines  # no word asked
+    assert len(shown.text.split()) <= 60

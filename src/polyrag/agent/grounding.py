@@ -17,15 +17,14 @@ from polyrag.answer.numbers import numbers_in_text, parse_number
 from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, Answer, Chunk, Citation, Modality
 
 _CALC = "Calculation:"
+_SQL = "Computed by SQL from the rows below:"
 _FIGURE = "Computed by code from the statements:"
 
 
 def derived(outcome: ToolOutcome) -> Evidence:
     """A tool result as an item of evidence, cited by what it rests on."""
     if outcome.tool == "sql":
-        text = f"Computed by SQL from the rows below: {outcome.result}\n" + "\n".join(
-            c.text for c in outcome.backing
-        )
+        text = f"{_SQL} {outcome.result}\n" + "\n".join(c.text for c in outcome.backing)
     elif outcome.tool == "calculator":
         text = f"{_CALC} {outcome.formula}"
     elif outcome.tool == "statement":
@@ -135,29 +134,35 @@ _ASKS_PERCENT = re.compile(r"\bper ?cent(?:age)?\b|%", re.IGNORECASE)
 
 
 def with_result(answer: Answer, evidence: Sequence[Evidence], question: str) -> Answer:
-    """A reply to a computation states the calculator's result. When the model wrote other
-    numbers instead (it redid the arithmetic, or gave a figure it was computed from: "0.25%"
-    for a change of 4.00% over 3.75%), code writes the answer: the result and the formula,
-    citing the numbers it used. A reply withdrawn as unsupported, or in which the model found
-    no answer, gives way to the result too: the critic accepted its operands."""
+    """A reply to a computation states the calculator's result, or the one figure a SQL query
+    gave. When the model wrote other numbers instead (it redid the arithmetic, or gave a figure
+    it was computed from: "0.25%" for a change of 4.00% over 3.75%; "5500" where the query
+    added each widget's sales up to a difference of 2000), code writes the answer: the result
+    and how it was computed, citing what it used. A reply withdrawn as unsupported, or in which
+    the model found no answer, gives way to the result too: the critic accepted the call."""
     if answer.refused and answer.refusal_reason not in (NOT_SUPPORTED, NO_ANSWER_FOUND):
         return answer
     if _PICKS.search(question):  # "In which year was it larger?" wants the year, not the gap
         return answer
-    calculations = [item for item in evidence if item.derived and item.text.startswith(_CALC)]
-    if not calculations:
+    results = [
+        (item, found)
+        for item in evidence
+        if item.derived and (found := _computed(item.text)) is not None
+    ]
+    if not results:
         return answer
-    item = calculations[-1]
-    formula = item.text[len(_CALC) :].strip()
-    worked, _, result = formula.rpartition("=")
-    value = parse_number(result.strip())
-    if value is None or not worked:
+    item, (worked, result) = results[-1]
+    value = parse_number(result)
+    if value is None:
         return answer
     stated = [] if answer.refused else numbers_in_text(answer.text)
     if any(abs(abs(n) - abs(value)) <= max(0.01 * abs(value), 0.005) for n in stated):
         return answer
-    unit = "%" if _ASKS_PERCENT.search(question) and "× 100" in worked else ""
-    text = f"{result.strip()}{unit}, computed as {worked.strip()} [{item.n}]."
+    if item.text.startswith(_CALC):
+        unit = "%" if _ASKS_PERCENT.search(question) and "× 100" in worked else ""
+        text = f"{result}{unit}, computed as {worked} [{item.n}]."
+    else:
+        text = f"{result} ({worked}), computed with SQL from the cited rows [{item.n}]."
     cited = [Citation(item.n, chunk) for chunk in item.backing]
     return replace(
         answer,
@@ -167,6 +172,22 @@ def with_result(answer: Answer, evidence: Sequence[Evidence], question: str) -> 
         refused=False,
         refusal_reason=None,
     )
+
+
+def _computed(text: str) -> tuple[str, str] | None:
+    """How a tool result was worked out and the figure it gave: a calculation's formula and
+    result, or a SQL query's one value and the name of its column ("revenue_difference",
+    "2000"); None for anything else (a query giving rows or several values)."""
+    if text.startswith(_CALC):
+        worked, _, result = text[len(_CALC) :].strip().rpartition("=")
+        return (worked.strip(), result.strip()) if worked.strip() else None
+    if not text.startswith(_SQL):
+        return None
+    first, _, rest = text[len(_SQL) :].strip().partition("\n")
+    name, equals, result = first.partition(" = ")
+    if not equals or " = " in result or not rest.startswith("(query:"):
+        return None
+    return name.strip(), result.strip()
 
 
 def with_figure(answer: Answer, evidence: Sequence[Evidence]) -> Answer:

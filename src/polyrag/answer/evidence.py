@@ -184,7 +184,8 @@ def select_evidence(
             text = assemble(hit.chunk, parent, terms, count_tokens, share - header)
         cost = header + count_tokens(text)
         if cost > share:
-            text = _best_sentences(text, terms, count_tokens, share - header)
+            trim = _best_rows if _markdown_head(text) else _best_sentences
+            text = trim(text, terms, count_tokens, share - header)
             if not text:
                 continue
             cost = header + count_tokens(text)
@@ -305,6 +306,43 @@ def rows_first(text: str, terms: set[str]) -> str:
     ordered = sorted(scored, key=lambda pair: -pair[0])
     tail = [line for i, line in enumerate(lines) if i >= head_end and i not in set(body)]
     return "\n".join([*lines[:head_end], *(lines[i] for _, i in ordered), *tail])
+
+
+def _markdown_head(text: str) -> int:
+    """How many lines open a Markdown table — its caption lines, column names and separator —
+    or 0 when `text` is no Markdown table."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith("|") and _SEPARATOR_LINE.match(lines[i + 1]):
+            return i + 2
+        if line.startswith("|"):
+            return 0
+    return 0
+
+
+def _best_rows(text: str, terms: set[str], count_tokens: Callable[[str], int], budget: int) -> str:
+    """A Markdown table cut to fit: its caption and column names, then the rows sharing most
+    words with the question that fit, shown in their order. A row read without its column names
+    ("| Operating profit | 7262 | 6619 |") does not say which figure is which year."""
+    lines = text.split("\n")
+    head = _markdown_head(text)
+    left = budget - count_tokens("\n".join(lines[:head]))
+    words = {i: content_words(lines[i]) for i in range(head, len(lines))}
+    shared = {i: len(terms & words[i]) for i in words}
+    # Among rows sharing as many words, the one the question says most fully comes first:
+    # "operating profit" is the row "Operating profit" before "Trading operating profit".
+    ranked = sorted(
+        (i for i in shared if shared[i]), key=lambda i: (-shared[i], -shared[i] / len(words[i]))
+    )
+    keep: list[int] = []
+    for i in ranked:
+        cost = count_tokens(lines[i]) + 1
+        if cost <= left:
+            keep.append(i)
+            left -= cost
+    if not keep:
+        return ""
+    return "\n".join([*lines[:head], *(lines[i] for i in sorted(keep))])
 
 
 def assemble(
