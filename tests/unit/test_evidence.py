@@ -277,7 +277,8 @@ def test_a_table_cut_to_fit_keeps_its_column_names() -> None:
             ("Profit before taxes, associates and joint ventures", 6565, 6185),
         ]
     )
-    text = f"| In millions of CHF | January–June 2023 | January–June 2022 |\n| --- | --- | --- |\n{rows}"
+    head = "| In millions of CHF | January–June 2023 | January–June 2022 |\n| --- | --- | --- |"
+    text = f"{head}\n{rows}"
     where = Locator(sheet="Reconciliation", rows=(5, 13))
     table = Chunk("t1", "nestle", "/docs/segments.xlsx", text, where, Modality.TABLE)
     question = "What was the operating profit in January-June 2023?"
