@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from polyrag.answer.evidence import render, select_evidence
+from polyrag.answer.evidence import content_words, figures_first, render, select_evidence
 from polyrag.chunk.chunker import Chunker
 from polyrag.settings import ChunkSettings
 from polyrag.types import Block, BlockKind, Chunk, Hit, Locator, Modality, Source
@@ -291,3 +291,22 @@ def test_a_table_cut_to_fit_keeps_its_column_names() -> None:
     assert "| Operating profit | 7262 | 6619 |" in lines
     assert "| Net financial income/(expense) | -697 | -434 |" not in lines  # no word asked
     assert len(shown.text.split()) <= 60
+
+
+def test_a_row_shows_first_the_figure_under_the_column_the_question_names() -> None:
+    row = (
+        "Row 25: Period is January–June 2022, Column 1 is Zone AOA, Sales (a) is 9335, "
+        "Underlying Trading operating profit (b) is 2198, Trading operating profit is 2170"
+    )
+    terms = content_words("What was Zone AOA's trading operating profit in January-June 2022?")
+    assert figures_first(row, terms) == (
+        "Row 25: Period is January–June 2022, Column 1 is Zone AOA, Trading operating profit is "
+        "2170, Underlying Trading operating profit (b) is 2198, Sales (a) is 9335"
+    )
+    assert figures_first(row, content_words("Where is Zone AOA?")) == row  # no column named
+    labelled = "Row 7: Net sales — 2019: 3,642, 2018: 3,507"
+    assert figures_first(labelled, content_words("net sales in 2018")) == labelled
+    chunk = Chunk("r", "s", "/docs/segments.xlsx", row, Locator(sheet="S"), Modality.TABLE)
+    question = "What was Zone AOA's trading operating profit in January-June 2022?"
+    (shown,) = select_evidence([hit(chunk, 0.9)], question, words, budget=200)
+    assert shown.text.index("is 2170") < shown.text.index("is 2198")

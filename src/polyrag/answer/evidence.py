@@ -285,15 +285,17 @@ def _row_words(sentence: str) -> set[str]:
 
 
 _SEPARATOR_LINE = re.compile(r"^\|?\s*:?-{3,}")
+_FIGURE_VALUE = re.compile(r"^[-+(−–]?[$€£¥]?\s?\(?\d[\d.,]*\)?\s?%?$")
 
 
 def rows_first(text: str, terms: set[str]) -> str:
     """A table's rows that name what the question names come first, after its title and
-    header: a small model takes the first matching row it reads."""
-    lines = text.split("\n")
+    header, and in each row sentence the figures under the columns the question names: a
+    small model takes the first matching row, and the first matching figure, it reads."""
+    lines = [figures_first(line, terms) for line in text.split("\n")]
     rows = [i for i, line in enumerate(lines) if _ROW_LINE.match(line)]
     if len(rows) < 3:
-        return text
+        return "\n".join(lines)
     head_end = rows[0]
     if lines[rows[0]].startswith("|"):  # a Markdown table: its header and separator stay on top
         head_end = rows[0] + 1
@@ -302,7 +304,7 @@ def rows_first(text: str, terms: set[str]) -> str:
     body = [i for i in rows if i >= head_end]
     scored = [(len(terms & content_words(lines[i])), i) for i in body]
     if not any(score for score, _ in scored) or all(score for score, _ in scored):
-        return text
+        return "\n".join(lines)
     ordered = sorted(scored, key=lambda pair: -pair[0])
     tail = [line for i, line in enumerate(lines) if i >= head_end and i not in set(body)]
     return "\n".join([*lines[:head_end], *(lines[i] for _, i in ordered), *tail])
@@ -343,6 +345,29 @@ def _best_rows(text: str, terms: set[str], count_tokens: Callable[[str], int], b
     if not keep:
         return ""
     return "\n".join([*lines[:head], *(lines[i] for i in sorted(keep))])
+
+
+def figures_first(line: str, terms: set[str]) -> str:
+    """A row sentence of "Header is value" pairs with the figures under the columns the
+    question names most fully moved up, after the pairs that name the row: "Trading operating
+    profit is 2170" before "Underlying Trading operating profit (b) is 2198" for "Zone AOA's
+    trading operating profit". Any other line is returned as it is."""
+    row = read_row_sentence(line)
+    if row is None or row.labelled:
+        return line
+    pairs = row.figures.split(", ")
+    if any(" is " not in pair for pair in pairs):  # a value with a comma of its own
+        return line
+    named = [content_words(pair.partition(" is ")[0]) for pair in pairs]
+    figure = [bool(_FIGURE_VALUE.match(pair.partition(" is ")[2])) for pair in pairs]
+    score = [
+        (len(terms & words), len(terms & words) / len(words)) if figure[i] and words else (0, 0.0)
+        for i, words in enumerate(named)
+    ]
+    if not any(s[0] for s in score):
+        return line
+    order = sorted(range(len(pairs)), key=lambda i: (figure[i], -score[i][0], -score[i][1], i))
+    return f"Row {row.number}: " + ", ".join(pairs[i] for i in order)
 
 
 def assemble(

@@ -8,7 +8,8 @@ lookup correctly.
 
 Reports laid out for print are read as their reader would: a unit line and a period above the
 column names ("In millions of CHF … January–June 2023") caption the table (the period heads
-each chunk of its rows; periods over groups of columns qualify those columns' names), a
+each chunk of its rows and opens each row's sentence; periods over groups of columns qualify
+those columns' names), a
 spacer column or row inside a table leaves it whole, and the same header repeated lower down
 (the prior year's block) starts a table of its own.
 """
@@ -176,6 +177,7 @@ def _table_blocks(sheet: str, rows: list[_Row], columns: list[int], caption: str
         cell or f"Column {column + 1}"
         for cell, column in zip(header_row.cells, columns, strict=True)
     ]
+    period = ""
     for line in over:
         unit, header, period = _qualified(header, line.cells)
         for text, kind in ((unit, BlockKind.TEXT), (period, BlockKind.HEADING)):
@@ -201,7 +203,10 @@ def _table_blocks(sheet: str, rows: list[_Row], columns: list[int], caption: str
             Block(BlockKind.TABLE, markdown, locator, table=table if start == 0 else None)
         )
     for row in data:
-        pairs = [
+        # Each row says its table's period once: "PetCare's sales in January–June 2023" is the
+        # row of this year's block, not last year's, nor the same row of another table.
+        pairs = [f"Period is {period}"] if period else []
+        pairs += [
             f"{name} is {value}" for name, value in zip(header, row.cells, strict=True) if value
         ]
         text = f"Row {row.number}: " + ", ".join(pairs)
