@@ -310,3 +310,29 @@ def test_a_row_shows_first_the_figure_under_the_column_the_question_names() -> N
     question = "What was Zone AOA's trading operating profit in January-June 2022?"
     (shown,) = select_evidence([hit(chunk, 0.9)], question, words, budget=200)
     assert shown.text.index("is 2170") < shown.text.index("is 2198")
+
+
+def test_row_sentences_cut_to_fit_keep_the_name_of_their_row() -> None:
+    figures = [
+        ("Sales (a)", 137, 46293),
+        ("Underlying Trading operating profit (b)", -17, 7904),
+        ("Trading operating profit", -17, 7351),
+        ("Net other trading income/(expenses) (c)", 0, -553),
+        ("of which restructuring costs", 0, -262),
+        ("Depreciation and amortization", -19, -1722),
+    ]
+    text = "\n".join(
+        f"Row {number}: Period is January–June 2023, Column 1 is {name}, "
+        + ", ".join(f"{column} is {values[i]}" for column, *values in figures)
+        for i, (number, name) in enumerate([(16, "Other businesses (d)"), (18, "Total")])
+    )
+    chunk = Chunk("r", "s", "/docs/segments.xlsx", text, Locator(sheet="S"), Modality.TABLE)
+    question = "What was the trading operating profit in January-June 2023?"
+    (shown,) = select_evidence([hit(chunk, 0.9)], question, words, budget=40)
+    lines = shown.text.split("\n")
+    assert all(line.startswith("Row ") and "Column 1 is " in line for line in lines)
+    assert lines[0].startswith(
+        "Row 16: Period is January–June 2023, Column 1 is Other businesses (d), "
+        "Trading operating profit is -17"
+    )
+    assert len(shown.text.split()) <= 40

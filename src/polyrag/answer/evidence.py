@@ -184,7 +184,11 @@ def select_evidence(
             text = assemble(hit.chunk, parent, terms, count_tokens, share - header)
         cost = header + count_tokens(text)
         if cost > share:
-            trim = _best_rows if _markdown_head(text) else _best_sentences
+            trim = _best_sentences
+            if _markdown_head(text):
+                trim = _best_rows
+            elif _all_row_sentences(text):
+                trim = _best_pairs
             text = trim(text, terms, count_tokens, share - header)
             if not text:
                 continue
@@ -345,6 +349,41 @@ def _best_rows(text: str, terms: set[str], count_tokens: Callable[[str], int], b
     if not keep:
         return ""
     return "\n".join([*lines[:head], *(lines[i] for i in sorted(keep))])
+
+
+def _all_row_sentences(text: str) -> bool:
+    """Whether every line is a row sentence of "Header is value" pairs."""
+    rows = [read_row_sentence(line) for line in text.split("\n") if line.strip()]
+    return bool(rows) and all(row is not None and not row.labelled for row in rows)
+
+
+def _best_pairs(text: str, terms: set[str], count_tokens: Callable[[str], int], budget: int) -> str:
+    """Row sentences cut to fit pair by pair, never mid-pair: the rows naming most of what the
+    question names first, each with the pairs naming the row and as many of its figures as
+    fit, those under the columns the question names first. Cut word by word, a row lost its
+    name ("… operating profit (b) is -17, Trading operating profit is -17") and the model
+    answered from a row of another thing."""
+    lines = rows_first(text, terms).split("\n")
+    kept: list[str] = []
+    left = budget
+    for line in lines:
+        row = read_row_sentence(line)
+        if row is None:
+            continue
+        pairs = row.figures.split(", ")
+        named = [p for p in pairs if not _FIGURE_VALUE.match(p.partition(" is ")[2])]
+        shown = list(named)
+        for pair in (p for p in pairs if p not in named):
+            if count_tokens(f"Row {row.number}: " + ", ".join([*shown, pair])) + 1 > left:
+                break
+            shown.append(pair)
+        if len(shown) > len(named):  # at least one figure with the row's name
+            line = f"Row {row.number}: " + ", ".join(shown)
+            kept.append(line)
+            left -= count_tokens(line) + 1
+    if not kept or not terms & content_words(" ".join(kept)):
+        return ""
+    return "\n".join(kept)
 
 
 def figures_first(line: str, terms: set[str]) -> str:
