@@ -318,7 +318,7 @@ def test_row_sentences_cut_to_fit_keep_the_name_of_their_row() -> None:
         ("Underlying Trading operating profit (b)", -17, 7904),
         ("Trading operating profit", -17, 7351),
         ("Net other trading income/(expenses) (c)", 0, -553),
-        ("of which restructuring costs", 0, -262),
+        ("of which impairment of property, plant and equipment", -1, -110),
         ("Depreciation and amortization", -19, -1722),
     ]
     text = "\n".join(
@@ -336,3 +336,11 @@ def test_row_sentences_cut_to_fit_keep_the_name_of_their_row() -> None:
         "Trading operating profit is -17"
     )
     assert len(shown.text.split()) <= 40
+    # A column name with a comma of its own moves as one pair.
+    row = "Row 9: Column 1 is Zone NA, Sales is 12553, of which impairment of property, plant "
+    row += "and equipment is -29"
+    moved = figures_first(row, content_words("impairment of property, plant and equipment"))
+    assert moved == (
+        "Row 9: Column 1 is Zone NA, of which impairment of property, plant and equipment is -29, "
+        "Sales is 12553"
+    )

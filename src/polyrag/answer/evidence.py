@@ -370,7 +370,7 @@ def _best_pairs(text: str, terms: set[str], count_tokens: Callable[[str], int], 
         row = read_row_sentence(line)
         if row is None:
             continue
-        pairs = row.figures.split(", ")
+        pairs = _pairs(row.figures)
         named = [p for p in pairs if not _FIGURE_VALUE.match(p.partition(" is ")[2])]
         shown = list(named)
         for pair in (p for p in pairs if p not in named):
@@ -386,6 +386,21 @@ def _best_pairs(text: str, terms: set[str], count_tokens: Callable[[str], int], 
     return "\n".join(kept)
 
 
+def _pairs(figures: str) -> list[str]:
+    """The "Header is value" pairs of a row sentence; a header with a comma of its own ("of
+    which impairment of property, plant and equipment is -110") stays one pair."""
+    pairs: list[str] = []
+    pending = ""
+    for piece in figures.split(", "):
+        piece = f"{pending}, {piece}" if pending else piece
+        if " is " in piece:
+            pairs.append(piece)
+            pending = ""
+        else:
+            pending = piece
+    return [*pairs, pending] if pending else pairs
+
+
 def figures_first(line: str, terms: set[str]) -> str:
     """A row sentence of "Header is value" pairs with the figures under the columns the
     question names most fully moved up, after the pairs that name the row: "Trading operating
@@ -394,8 +409,8 @@ def figures_first(line: str, terms: set[str]) -> str:
     row = read_row_sentence(line)
     if row is None or row.labelled:
         return line
-    pairs = row.figures.split(", ")
-    if any(" is " not in pair for pair in pairs):  # a value with a comma of its own
+    pairs = _pairs(row.figures)
+    if any(" is " not in pair for pair in pairs):
         return line
     named = [content_words(pair.partition(" is ")[0]) for pair in pairs]
     figure = [bool(_FIGURE_VALUE.match(pair.partition(" is ")[2])) for pair in pairs]
