@@ -344,3 +344,11 @@ def test_row_sentences_cut_to_fit_keep_the_name_of_their_row() -> None:
         "Row 9: Column 1 is Zone NA, of which impairment of property, plant and equipment is -29, "
         "Sales is 12553"
     )
+
+
+def test_the_best_row_keeps_its_name_and_first_figure_in_a_tight_share() -> None:
+    text = "Row 15: Period is January–June 2023, Column 1 is PetCare, Sales is 9373, Other is 1959"
+    chunk = Chunk("r", "s", "/docs/segments.xlsx", text, Locator(sheet="S"), Modality.TABLE)
+    question = "What were PetCare's sales in January-June 2023?"
+    (shown,) = select_evidence([hit(chunk, 0.9)], question, words, budget=16)
+    assert shown.text == "Row 15: Period is January–June 2023, Column 1 is PetCare, Sales is 9373"

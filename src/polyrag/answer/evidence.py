@@ -360,7 +360,8 @@ def _all_row_sentences(text: str) -> bool:
 def _best_pairs(text: str, terms: set[str], count_tokens: Callable[[str], int], budget: int) -> str:
     """Row sentences cut to fit pair by pair, never mid-pair: the rows naming most of what the
     question names first, each with the pairs naming the row and as many of its figures as
-    fit, those under the columns the question names first. Cut word by word, a row lost its
+    fit, those under the columns the question names first; the first row keeps its name and
+    one figure even when that passes `budget`. Cut word by word, a row lost its
     name ("… operating profit (b) is -17, Trading operating profit is -17") and the model
     answered from a row of another thing."""
     lines = rows_first(text, terms).split("\n")
@@ -374,7 +375,13 @@ def _best_pairs(text: str, terms: set[str], count_tokens: Callable[[str], int], 
         named = [p for p in pairs if not _FIGURE_VALUE.match(p.partition(" is ")[2])]
         shown = list(named)
         for pair in (p for p in pairs if p not in named):
-            if count_tokens(f"Row {row.number}: " + ", ".join([*shown, pair])) + 1 > left:
+            # The best row keeps its name and its first figure whatever the share: it is the
+            # least that says anything, and a passage that ranked first is not dropped for it.
+            first = not kept and len(shown) == len(named)
+            if (
+                not first
+                and count_tokens(f"Row {row.number}: " + ", ".join([*shown, pair])) + 1 > left
+            ):
                 break
             shown.append(pair)
         if len(shown) > len(named):  # at least one figure with the row's name
