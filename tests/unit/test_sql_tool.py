@@ -118,6 +118,20 @@ def test_the_values_a_question_names_that_stand_in_several_rows() -> None:
     assert db.named_repeats("How much more did widget a make than widget b?") == ["Widget A"]
     assert db.named_repeats("What did Widget Alpha make?") == []  # whole words only
     db.close()
+    statement = Table(
+        header=("Item", "2019", "2018"),
+        rows=(
+            ("Revenue", "10", "9"),
+            ("Total", "10", "9"),
+            ("Costs", "4", "3"),
+            ("Total", "4", "3"),
+        ),
+        locator=Locator(page=3),
+        name="Table 1",
+    )
+    db = TableDatabase([SourceTable("s4", "/docs/10k.pdf", statement)])
+    assert db.named_repeats("What is the change in total revenue from 2018 to 2019?") == []
+    db.close()
 
 
 def test_accounting_numbers_become_numbers(database: TableDatabase) -> None:

@@ -294,8 +294,10 @@ class TableDatabase:
                     limit=None,
                 )
                 for (value,) in found:
-                    words = " ".join(_WORD.findall(str(value).casefold()))
-                    if words and not words.isdigit() and f" {words} " in f" {asked} ":
+                    words = _WORD.findall(str(value).casefold())
+                    if not set(words) - _ROW_WORDS or all(w.isdigit() for w in words):
+                        continue  # "Total" closes many sections; a number names nothing
+                    if f" {' '.join(words)} " in f" {asked} ":
                         named.append(str(value))
         return list(dict.fromkeys(named))
 
@@ -407,6 +409,10 @@ def _columns(source_table: SourceTable) -> tuple[SqlColumn, ...]:
 # ("(In millions, except per share)").
 _WORD = re.compile(r"\w+")
 MAX_NAMED_VALUES = 5000  # repeated values of one column compared with a question's words
+# Row labels that recur in any table without naming a thing of their own.
+_ROW_WORDS = frozenset(
+    {"total", "totals", "subtotal", "sum", "net", "other", "others", "all", "none", "n", "a"}
+)
 _UNNAMED = re.compile(
     r"\s*(?:\([^()]*\)\s*)*|column \d+|\s*(?:\$\s*)?in (?:thousands|millions|billions)\b.*",
     re.IGNORECASE,
