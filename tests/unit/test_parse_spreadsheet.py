@@ -232,22 +232,27 @@ def test_a_report_laid_out_for_print_is_read_as_its_reader_would() -> None:
         "Net other",
         "Column 6",
     )
-    assert this_year.title == "Revenue and results, In millions of CHF, January–June 2023"
+    assert this_year.title == "Revenue and results, January–June 2023, In millions of CHF"
     assert this_year.row_numbers == (7, 8) and last_year.row_numbers == (14, 15)
-    assert last_year.title == "In millions of CHF, January–June 2022"
+    assert last_year.title == "January–June 2022, In millions of CHF"
     assert rows_of(blocks)[1].startswith(
         "Row 8: Period is January–June 2023, Column 1 is Zone EUR, Sales is 9471,"
     )
     texts = [b.text for b in blocks if b.kind is BlockKind.TEXT]
-    assert texts[:3] == ["3.1 Operating segments", "Revenue and results", "In millions of CHF"]
-    # The period heads every chunk of its table's rows.
+    assert texts == ["3.1 Operating segments", "Revenue and results"]
+    # The period and unit head every chunk of their table's rows.
     headings = [b.text for b in blocks if b.kind is BlockKind.HEADING]
-    assert headings == ["Segments", "January–June 2023", "January–June 2022"]
+    assert headings == [
+        "Segments",
+        "January–June 2023, In millions of CHF",
+        "January–June 2022, In millions of CHF",
+    ]
     source = Source("s1", "/docs/segments.xlsx", "f" * 64, 1, "xlsx")
     chunks = Chunker(WordCounter(), ChunkSettings()).chunk(source, blocks)
     row_8 = next(c for c in chunks if "Zone EUR, Sales is 9471" in c.text)
     assert "Period is January–June 2022" in rows_of(blocks)[2]
-    assert row_8.locator.heading_path == ("Segments", "January–June 2023")
+    assert row_8.locator.heading_path == ("Segments", "January–June 2023, In millions of CHF")
+    assert not any(c.text.startswith("January–June") for c in chunks)  # no chunk of its own
 
 
 def test_groups_of_columns_under_their_periods() -> None:

@@ -7,9 +7,9 @@ Location is TOR") keep each value beside its header, which is what a small model
 lookup correctly.
 
 Reports laid out for print are read as their reader would: a unit line and a period above the
-column names ("In millions of CHF … January–June 2023") caption the table (the period heads
-each chunk of its rows and opens each row's sentence; periods over groups of columns qualify
-those columns' names), a
+column names ("In millions of CHF … January–June 2023") caption the table and head each chunk
+of its rows (the period also opens each row's sentence; periods over groups of columns
+qualify those columns' names instead), a
 spacer column or row inside a table leaves it whole, and the same header repeated lower down
 (the prior year's block) starts a table of its own.
 """
@@ -53,7 +53,7 @@ class SpreadsheetParser:
     """Excel workbooks (.xlsx, .xlsm) and delimited text (.csv, .tsv)."""
 
     media_types = frozenset({"xlsx", "csv", "tsv"})
-    version = "3"
+    version = "4"
 
     def __init__(self, limits: LimitsSettings | None = None) -> None:
         self._limits = limits or LimitsSettings()
@@ -180,10 +180,12 @@ def _table_blocks(sheet: str, rows: list[_Row], columns: list[int], caption: str
     period = ""
     for line in over:
         unit, header, period = _qualified(header, line.cells)
-        for text, kind in ((unit, BlockKind.TEXT), (period, BlockKind.HEADING)):
-            if text:  # a period over the whole table heads every chunk of its rows
-                caption = f"{caption}, {text}" if caption else text
-                blocks.append(Block(kind, text, _rows(sheet, line.number), level=2))
+        # The line heads every chunk of the table's rows ("January–June 2023, In millions of
+        # CHF"); as a text block of its own it became a chunk that answers nothing.
+        heading = ", ".join(part for part in (period, unit) if part)
+        if heading:
+            caption = f"{caption}, {heading}" if caption else heading
+            blocks.append(Block(BlockKind.HEADING, heading, _rows(sheet, line.number), level=2))
     header = _unique(header, columns)
     table = Table(
         header=tuple(header),
