@@ -314,3 +314,26 @@ def test_a_sum_over_rows_picked_by_numbers_the_question_never_says_loses_that_fi
     assert not aggregates_all("SELECT label, SUM(v) FROM t WHERE n = 5 GROUP BY label")
     assert not aggregates_all("SELECT v FROM t WHERE n = 5")
     assert not aggregates_all("SELEC nonsense (")
+
+
+def test_a_row_the_question_names_is_taken_instead_of_one_sharing_its_words() -> None:
+    reconciliation = Chunk(
+        "r1", "s1", "/d/segments.xlsx",
+        "| In millions of CHF | January–June 2023 | January–June 2022 |\n| --- | --- | --- |\n"
+        "| Operating profit | 7262 | 6619 |\n| Net financial income/(expense) | -697 | -434 |\n"
+        "| Profit before taxes, associates and joint ventures | 6565 | 6185 |",
+        Locator(sheet="Reconciliation"),
+    )  # fmt: skip
+    question = (
+        "By how much did profit before taxes, associates and joint ventures increase from the "
+        "first half of 2022 to the first half of 2023?"
+    )
+    wrong = review(question, calculation("7262 - 6619", "7262 − 6619 = 643", reconciliation), [])
+    assert wrong.verdict == "repair"
+    assert "the row 'operating profit', but the question names 'profit before taxes" in wrong.why
+    right = calculation("6565 - 6185", "6565 − 6185 = 380", reconciliation)
+    assert review(question, right, []).verdict == "accept"
+    # An operand's row sharing less than half its words with the row named is left alone.
+    both = "What was profit before taxes, associates and joint ventures less net financial income?"
+    net = review(both, calculation("6565 - -697", "6565 − -697 = 7262", reconciliation), [])
+    assert net.verdict == "accept", net.why

@@ -447,8 +447,8 @@ def _rows_named_more_fully(
 ) -> list[tuple[str, str, str]]:
     """(operand, its row's label, the label the question names) for each operand read from a
     row whose label the question does not write out while it writes out a fuller label of the
-    same table: 1,211,362 from "Total assets" when the question divides "total current assets"
-    by "total current liabilities"."""
+    same table, or another label sharing half its words: 1,211,362 from "Total assets" when
+    the question divides "total current assets" by "total current liabilities"."""
     asked = " ".join(_TOKEN.findall(question.lower()))
     rows = [
         (label, figures)
@@ -470,6 +470,14 @@ def _rows_named_more_fully(
         for label in sorted(labels):
             words = set(label.split())
             fuller = sorted(n for n in named if words < set(n.split()))
+            # Or a row the question names that shares half the operand's row's words or more:
+            # "operating profit" where it asks about "profit before taxes, associates and
+            # joint ventures".
+            fuller = fuller or sorted(
+                n
+                for n in named
+                if 2 * len(words & set(n.split())) >= len(words) and not set(n.split()) < words
+            )
             if fuller:
                 out.append((show(operand), label, fuller[0]))
                 break
