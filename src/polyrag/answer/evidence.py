@@ -15,6 +15,7 @@ from pathlib import Path
 
 from polyrag.chunk.figures import figure_pattern, read_row_sentence
 from polyrag.chunk.sentences import sentence_spans, split_long
+from polyrag.parse.tables import FIGURE_CELL
 from polyrag.types import Chunk, Hit, Modality
 
 ParentLookup = Callable[[str, Sequence[int]], Sequence[Chunk]]
@@ -289,7 +290,6 @@ def _row_words(sentence: str) -> set[str]:
 
 
 _SEPARATOR_LINE = re.compile(r"^\|?\s*:?-{3,}")
-_FIGURE_VALUE = re.compile(r"^[-+(−–]?[$€£¥]?\s?\(?\d[\d.,]*\)?\s?%?$")
 
 
 def rows_first(text: str, terms: set[str]) -> str:
@@ -361,9 +361,9 @@ def _best_pairs(text: str, terms: set[str], count_tokens: Callable[[str], int], 
     """Row sentences cut to fit pair by pair, never mid-pair: the rows naming most of what the
     question names first, each with the pairs naming the row and as many of its figures as
     fit, those under the columns the question names first; the first row keeps its name and
-    one figure even when that passes `budget`. Cut word by word, a row lost its
-    name ("… operating profit (b) is -17, Trading operating profit is -17") and the model
-    answered from a row of another thing."""
+    one figure even when that passes `budget`. Cut word by word, a row lost its name ("…
+    operating profit (b) is -17, Trading operating profit is -17") and the model answered from
+    a row of another thing."""
     lines = rows_first(text, terms).split("\n")
     kept: list[str] = []
     left = budget
@@ -372,7 +372,7 @@ def _best_pairs(text: str, terms: set[str], count_tokens: Callable[[str], int], 
         if row is None:
             continue
         pairs = _pairs(row.figures)
-        named = [p for p in pairs if not _FIGURE_VALUE.match(p.partition(" is ")[2])]
+        named = [p for p in pairs if not FIGURE_CELL.match(p.partition(" is ")[2])]
         shown = list(named)
         for pair in (p for p in pairs if p not in named):
             # The best row keeps its name and its first figure whatever the share: it is the
@@ -420,7 +420,7 @@ def figures_first(line: str, terms: set[str]) -> str:
     if any(" is " not in pair for pair in pairs):
         return line
     named = [content_words(pair.partition(" is ")[0]) for pair in pairs]
-    figure = [bool(_FIGURE_VALUE.match(pair.partition(" is ")[2])) for pair in pairs]
+    figure = [bool(FIGURE_CELL.match(pair.partition(" is ")[2])) for pair in pairs]
     score = [
         (len(terms & words), len(terms & words) / len(words)) if figure[i] and words else (0, 0.0)
         for i, words in enumerate(named)

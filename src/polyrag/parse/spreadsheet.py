@@ -9,9 +9,8 @@ lookup correctly.
 Reports laid out for print are read as their reader would: a unit line and a period above the
 column names ("In millions of CHF … January–June 2023") caption the table and head each chunk
 of its rows (the period also opens each row's sentence; periods over groups of columns
-qualify those columns' names instead), a
-spacer column or row inside a table leaves it whole, and the same header repeated lower down
-(the prior year's block) starts a table of its own.
+qualify those columns' names instead), a spacer column or row inside a table leaves it whole,
+and the same header repeated lower down (the prior year's block) starts a table of its own.
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ import openpyxl
 from polyrag.parse.base import Document
 from polyrag.parse.encoding import decode_text
 from polyrag.parse.safety import check_zip
-from polyrag.parse.tables import clean_cell, detect_delimiter, markdown_table
+from polyrag.parse.tables import FIGURE_CELL, clean_cell, detect_delimiter, markdown_table
 from polyrag.settings import LimitsSettings
 from polyrag.types import Block, BlockKind, Locator, Table
 
@@ -39,7 +38,7 @@ MAX_CELLS = 2_000_000  # per file; beyond this the rest of a sheet is skipped wi
 _FIELD_LIMIT = 16 * 1024 * 1024
 TITLE_LINES = 5  # lines of a single column above a table read as its titles
 SAME_ROWS = 0.85  # share of filled rows two column blocks beside a spacer share to be one table
-_FIGURE = re.compile(r"^[-+(]?[$€£]?\s?\d[\d.,]*\)?%?$|^[—–-]$")
+_NIL = frozenset({"—", "–", "-"})  # a figure printed as a dash
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 
 
@@ -133,6 +132,8 @@ def _sheet_blocks(sheet: str, rows: list[_Row], *, regions: bool) -> list[Block]
         following = found[index + 1] if index + 1 < len(found) else None
         titles = following is not None and len(columns) == 1
         if titles and following is not None and len(cells) > 1:
+            # Several lines are titles only when they stand above the next table, within its
+            # columns.
             below, under = following
             titles = len(cells) <= TITLE_LINES and below[0].number > cells[-1].number
             titles = titles and min(under) <= columns[0] <= max(under)
@@ -331,7 +332,7 @@ def _qualified(header: list[str], line: tuple[str, ...]) -> tuple[str, list[str]
 
 
 def _is_figure(cell: str) -> bool:
-    return bool(_FIGURE.match(cell)) and not _YEAR.match(cell)
+    return (cell in _NIL or bool(FIGURE_CELL.match(cell))) and not _YEAR.match(cell)
 
 
 def _is_data(cells: tuple[str, ...]) -> bool:

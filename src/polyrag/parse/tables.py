@@ -9,6 +9,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 DELIMITERS = (",", ";", "\t", "|")
+# A cell holding one figure: "1,577", "(204)", "-5.2%", "$ 3,642", "−9".
+FIGURE_CELL = re.compile(r"^[-+(−–]?[$€£¥]?\s?\(?\d[\d.,]*\)?\s?%?$")
 _SPACE = re.compile(r"\s+")
 _SAMPLE_LINES = 50
 
