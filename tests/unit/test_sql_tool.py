@@ -134,6 +134,19 @@ def test_the_values_a_question_names_that_stand_in_several_rows() -> None:
     db.close()
 
 
+def test_a_column_too_slow_to_group_names_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    sales = Table(("Product", "Revenue"), (("Widget A", "1"), ("Widget A", "2")), name="Sales")
+    db = TableDatabase([SourceTable("s3", "/docs/sales.xlsx", sales)])
+
+    def slow(sql: str, limit: int | None = None) -> None:
+        raise SqlError("the query ran longer than 5 s")
+
+    monkeypatch.setattr(db, "_execute", slow)
+    assert db.named_repeats("How much more did Widget A make?") == []  # no error either
+    db.close()
+    db.close()
+
+
 def test_accounting_numbers_become_numbers(database: TableDatabase) -> None:
     result = database.run("SELECT y2019 - y2018 AS d FROM table_3 WHERE label ILIKE '%cost%'")
     assert result.text() == "d = -204"

@@ -288,11 +288,15 @@ class TableDatabase:
             for column in table.columns:
                 if column.numeric:
                     continue
-                found, _ = self._execute(
-                    f'SELECT "{column.name}" FROM "{table.name}" WHERE "{column.name}" IS NOT NULL '
-                    f'GROUP BY "{column.name}" HAVING COUNT(*) > 1 LIMIT {MAX_NAMED_VALUES}',
-                    limit=None,
-                )
+                try:
+                    found, _ = self._execute(
+                        f'SELECT "{column.name}" FROM "{table.name}" '
+                        f'WHERE "{column.name}" IS NOT NULL GROUP BY "{column.name}" '
+                        f"HAVING COUNT(*) > 1 LIMIT {MAX_NAMED_VALUES}",
+                        limit=None,
+                    )
+                except SqlError:  # a hint for choosing a tool: a slow column is passed over
+                    continue
                 for (value,) in found:
                     words = _WORD.findall(str(value).casefold())
                     if not set(words) - _ROW_WORDS or all(w.isdigit() for w in words):
