@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -200,3 +200,39 @@ def test_a_header_is_given_to_a_ruled_table_only_when_it_names_no_column() -> No
         "", (0.0, 0.0, 1.0, 1.0), 2, 3, (("Region", "Q1", "Q2"), ("Nordics", "4", "5"))
     )
     assert not named.headless
+
+
+def test_a_table_going_on_over_pages_keeps_its_column_names() -> None:
+    """The WARN report lists its notices over 15 pages under one header printed on the first:
+    every later page's part takes those column names, where it read its first notice as them
+    ("Boeing Company is Toyota Motor North America, 65 is 3000"), and dates the PDF spaces
+    out ("0 9 / 1 8 / 2 0 15") read as dates."""
+    from polyrag.parse.pdf import PdfParser
+
+    name = "pdfplumber__WARN-Report-for-7-1-2015-to-03-25-2016.pdf"
+    if not (TABLES / name).is_file():
+        pytest.skip("the shared eval data is absent")
+    document = PdfParser().parse((TABLES / name).read_bytes(), name=name)
+    tables = [b.text.splitlines() for b in document.blocks if b.kind is BlockKind.TABLE]
+    notices = "| Notice Date | Effective | Received | Company | City | No. Of | Layoff/Closure |"
+    assert len(tables) == 17
+    assert [lines[0] for lines in tables[:15]] == [notices] * 15
+    assert (
+        "| 07/17/2015 | 09/18/2015 | 07/21/2015 | Boeing Company | Huntington Beach | 65 |"
+        in (tables[1][2])
+    )
+    summary = tables[15][0]  # the summary by month, its last months on the next page
+    assert summary.startswith("| Summary by Month | Notices | Employees Affected |")
+    assert tables[16][0] == summary
+    assert any(line.startswith("| December 2015 | ") for line in tables[16])
+
+
+def test_a_headless_table_continues_only_a_table_of_its_shape() -> None:
+    named = PdfTable("", (30.0, 0.0, 760.0, 500.0), 2, 3, (("Date", "Company", "Staff"),))
+    rest = PdfTable("", (30.5, 0.0, 759.0, 580.0), 3, 3, (("", "", ""), ("07/17", "Boeing", "65")))
+    assert rest.continues(named)
+    assert rest.with_header(named.cells[0]).markdown.splitlines()[2] == "| 07/17 | Boeing | 65 |"
+    narrower = replace(rest, bbox=(30.0, 0.0, 500.0, 580.0))
+    wider = replace(rest, columns=4)
+    assert not narrower.continues(named) and not wider.continues(named)
+    assert not named.continues(rest)  # a table with column names starts afresh

@@ -94,13 +94,14 @@ class _Reading:
     pending: list[_PendingPage] = field(default_factory=list)  # scanned pages being OCR'd
     pool: ThreadPoolExecutor | None = None  # runs tesseract on several pages at once
     tables: PdfTables | None = None  # finds ruled tables (parse/pdf_tables.py)
+    last_table: PdfTable | None = None  # the previous page's last ruled table
 
 
 class PdfParser:
     """Born-digital, scanned and mixed PDFs; pages without a usable text layer are OCR'd."""
 
     media_types = frozenset({"pdf"})
-    version = "6"
+    version = "7"
 
     def __init__(self, ocr: Ocr | None = None) -> None:
         self._ocr = ocr if ocr is not None else Ocr()
@@ -194,6 +195,10 @@ class PdfParser:
             reading.chars.append(chars)
             tables = reading.tables.on_page(page, index) if reading.tables and usable else []
             tables = [_years_above(table, lines) if table.headless else table for table in tables]
+            earlier = reading.last_table
+            if tables and earlier is not None and tables[0].continues(earlier):
+                tables[0] = tables[0].with_header(earlier.cells[0])
+            reading.last_table = tables[-1] if tables else None
             headings = _Headings(lines)
             for run in with_tables(lines, tables, box=_box):
                 if isinstance(run, PdfTable):  # a table, where its lines stood

@@ -44,6 +44,8 @@ _THIN = 2.0  # points: a path this thin is a rule, not an area
 _LONG_CELL = 300  # a cell longer than this means a box around prose, not a table
 _MIN_CELLS = 4  # non-empty cells a table needs
 _UNITS = frozenset({"$", "€", "£", "¥", "US$", "CHF"})
+_SAME_EDGE = 6.0  # points: a table's edges on two pages, this close, are the same table's
+_SPACED_DATE = re.compile(r"\d{1,2}([/.-])\d{1,2}\1\d{2,4}|\d{4}-\d{2}-\d{2}")
 _NUMBER = re.compile(r"^[-+(]?[$€£¥]?\s?\(?[\d.,]+\)?%?$|^[—–-]$")
 
 
@@ -68,6 +70,20 @@ class PdfTable:
         kept = self.cells if any(self.cells[0]) else self.cells[1:]
         rows = (tuple(header), *kept)
         return replace(self, markdown=markdown_table(rows), rows=len(rows), cells=rows)
+
+    def continues(self, earlier: PdfTable) -> bool:
+        """Whether this headless table goes on with `earlier` (the last table of the page
+        before): as many columns, the same width on the page, and `earlier` names its columns.
+        Tables running over pages repeat their header rarely; without this, every page's part
+        of a list of notices read its first notice as the column names."""
+        return (
+            self.headless
+            and bool(earlier.cells)
+            and any(earlier.cells[0][1:])
+            and self.columns == earlier.columns
+            and abs(self.bbox[0] - earlier.bbox[0]) <= _SAME_EDGE
+            and abs(self.bbox[2] - earlier.bbox[2]) <= _SAME_EDGE
+        )
 
     def covers(self, box: Box | None) -> bool:
         """Whether a text line with this box lies inside the table (by its centre)."""
@@ -219,7 +235,8 @@ def _stroked(path: pdfium.PdfObject) -> bool:
 
 def _table(table: Any, left: float, top: float) -> PdfTable | None:
     """A pdfplumber table as Markdown with its box in PDF points, or None if it is not data."""
-    rows = [_joined_units([clean_cell(cell or "") for cell in row]) for row in table.extract()]
+    extracted = table.extract()
+    rows = [_joined_units([_unspaced(clean_cell(cell or "")) for cell in row]) for row in extracted]
     rows = [row for row in rows if any(row)]
     if not rows:
         return None
@@ -248,6 +265,14 @@ def _joined_units(row: list[str]) -> list[str]:
         if out[i] in _UNITS and out[i + 1]:
             out[i], out[i + 1] = f"{out[i]} {out[i + 1]}", ""
     return out
+
+
+def _unspaced(cell: str) -> str:
+    """A date whose characters the PDF spaced out ("0 9 / 1 8 / 2 0 15") written as a date
+    ("09/18/2015"); any other cell as it is."""
+    if " " in cell and _SPACED_DATE.fullmatch(joined := cell.replace(" ", "")):
+        return joined
+    return cell
 
 
 def _at(row: list[str], index: int) -> str:
