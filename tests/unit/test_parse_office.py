@@ -92,6 +92,28 @@ def test_slides_have_titles_tables_and_notes() -> None:
     assert second[2].text == "Loose text"
 
 
+def test_a_slide_table_cell_merged_down_stands_in_each_row() -> None:
+    presentation = Presentation()
+    slide = presentation.slides.add_slide(presentation.slide_layouts[6])
+    shape = slide.shapes.add_table(4, 3, Inches(1), Inches(1), Inches(6), Inches(2))
+    table = shape.table
+    values = [("Region", "Team", "Cups"), ("East", "Leafs", "13"), ("", "Bruins", "6")]
+    values.append(("West", "Blues", "1"))
+    for r, row in enumerate(values):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    table.cell(1, 0).merge(table.cell(2, 0))
+    buffer = io.BytesIO()
+    presentation.save(buffer)
+    document = SlidesParser().parse(buffer.getvalue(), name="cups.pptx")
+    (block,) = [b for b in document.blocks if b.kind is BlockKind.TABLE]
+    assert block.text.splitlines()[2:] == [
+        "| East | Leafs | 13 |",
+        "| East | Bruins | 6 |",
+        "| West | Blues | 1 |",
+    ]
+
+
 @needs_corpus
 def test_handbook_docx() -> None:
     blocks = parse_file("docx/unstructured__handbook-1p.docx")

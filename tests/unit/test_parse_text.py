@@ -50,6 +50,27 @@ def test_web_page_main_content() -> None:
     ]
 
 
+def test_a_web_table_cell_spanning_rows_stands_in_each_row() -> None:
+    """The rows under a cell spanning rows hold fewer cells: placed on the grid, their figures
+    stay under their own column names instead of shifting left under the row's name."""
+    page = b"""<html><body><table>
+<tr><th rowspan="2">Region</th><th colspan="2">Sales</th></tr>
+<tr><th>2023</th><th>2024</th></tr>
+<tr><td rowspan="2">East</td><td>10</td><td>12</td></tr>
+<tr><td>7</td><td>9</td></tr>
+<tr><td>West</td><td colspan="2">n/a</td></tr>
+</table></body></html>"""
+    (table,) = [b for b in WebParser().parse(page, name="s.html").blocks if b.kind.name == "TABLE"]
+    assert table.text.splitlines() == [
+        "| Region | Sales |  |",
+        "| --- | --- | --- |",
+        "|  | 2023 | 2024 |",
+        "| East | 10 | 12 |",
+        "| East | 7 | 9 |",
+        "| West | n/a |  |",
+    ]
+
+
 def test_markdown_structure_and_spans() -> None:
     text = (
         "Title\n=====\n\nIntro paragraph\nwrapped.\n\n## Table\n\n"

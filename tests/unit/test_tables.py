@@ -40,6 +40,26 @@ def test_word_tables_become_tables(tmp_path: Path) -> None:
     assert found.rows == (("Leafs", "13"), ("Blues", "1"))
 
 
+def test_a_word_cell_merged_down_holds_its_text_in_every_row_it_spans(tmp_path: Path) -> None:
+    """A region written once beside two rows belongs to both: each row says it, and SQL
+    grouping by region counts both rows. A header cell merged down is not copied into the
+    first row of figures."""
+    document = docx.Document()
+    table = document.add_table(rows=4, cols=3)
+    values = [("Region", "Team", "Cups"), ("East", "Leafs", "13"), ("", "Bruins", "6")]
+    values.append(("West", "Blues", "1"))
+    for row, cells in zip(table.rows, values, strict=True):
+        for cell, value in zip(row.cells, cells, strict=True):
+            cell.text = value
+    table.cell(1, 0).merge(table.cell(2, 0))
+    table.cell(1, 0).text = "East"
+    path = tmp_path / "cups.docx"
+    document.save(path)
+    parsed = WordParser().parse(path.read_bytes(), name="cups.docx")
+    (found,) = collect_tables(parsed.blocks)
+    assert found.rows == (("East", "Leafs", "13"), ("East", "Bruins", "6"), ("West", "Blues", "1"))
+
+
 def test_sheet_tables_keep_their_names_unique() -> None:
     def sheet_table(name: str) -> Block:
         table = Table(("a", "b"), (("1", "2"),), Locator(sheet=name), name=name)

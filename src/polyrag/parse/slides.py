@@ -43,7 +43,7 @@ class SlidesParser:
     """PowerPoint presentations (.pptx, .pptm, .ppsx)."""
 
     media_types = frozenset({"pptx"})
-    version = "3"
+    version = "4"
 
     def __init__(
         self, limits: LimitsSettings | None = None, *, ocr: ImageText | None = None
@@ -114,7 +114,7 @@ def _shape_blocks(
         if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
             yield from _shape_blocks(shape.shapes, None, pictures, grouped=True)  # type: ignore[attr-defined]
         elif getattr(shape, "has_table", False):
-            rows = [[cell.text for cell in row.cells] for row in shape.table.rows]  # type: ignore[attr-defined]
+            rows = _table_rows(shape.table)  # type: ignore[attr-defined]
             if any(clean_cell(cell) for row in rows for cell in row):
                 yield BlockKind.TABLE, markdown_table(rows), None
         elif getattr(shape, "has_chart", False):
@@ -243,3 +243,18 @@ def _number(text: str) -> str:
     except ValueError:
         return text.strip()
     return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.15g}"
+
+
+def _table_rows(table: Any) -> list[list[str]]:
+    """A slide table's rows; a cell merged with the one above holds its text for its own row
+    too (not below the header row, whose text names the column)."""
+    rows: list[list[str]] = []
+    for number, row in enumerate(table.rows):
+        cells = []
+        for column, cell in enumerate(row.cells):
+            text = cell.text
+            if not text and number > 1 and cell._tc.vMerge and column < len(rows[-1]):
+                text = rows[-1][column]
+            cells.append(text)
+        rows.append(cells)
+    return rows

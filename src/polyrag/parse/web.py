@@ -27,13 +27,14 @@ _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w-]+)""", re.IGNORECA
 _SPACE = re.compile(r"[ \t\r\n\f\u00a0\u200b]+")
 _LINE_SPACE = re.compile(r"[ \t\u00a0\u200b]+")
 _LONG_CELL = 300  # a cell longer than this means the table is page layout, not data
+_MAX_ROW_SPAN = 500  # rows a cell may claim; guards against absurd values
 
 
 class WebParser:
     """Web pages saved as HTML or XHTML."""
 
     media_types = frozenset({"html"})
-    version = "1"
+    version = "2"
 
     def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
         declared = _CHARSET.search(data[:4096])
@@ -170,14 +171,38 @@ def _is_data_table(table: LexborNode) -> bool:
 
 
 def _table_rows(table: LexborNode) -> list[list[str]]:
+    """The table's rows on its grid: a cell spanning columns leaves the columns it covers
+    empty; a cell spanning rows stands in each row it covers (the rows below hold fewer
+    cells, which would otherwise shift left under the wrong column names), except that a
+    header cell is not repeated in the rows of data below it."""
     rows: list[list[str]] = []
-    for tr in table.css("tr"):
+    below: dict[int, tuple[str, int]] = {}  # column → (text, rows it still covers)
+    for number, tr in enumerate(table.css("tr")):
         row: list[str] = []
-        for cell in tr.iter():
-            if cell.tag in ("td", "th"):
-                row.append(clean_cell(cell.text(separator=" ")))
-                span = cell.attributes.get("colspan") or "1"
-                row.extend([""] * (min(int(span), 50) - 1 if span.isdigit() else 0))
+        cells = [cell for cell in tr.iter() if cell.tag in ("td", "th")]
+        while cells or any(column >= len(row) for column in below):
+            column = len(row)
+            if column in below:
+                text, left = below.pop(column)
+                row.append(text)
+                if left > 1:
+                    below[column] = (text, left - 1)
+                continue
+            if not cells:
+                row.append("")
+                continue
+            cell = cells.pop(0)
+            text = clean_cell(cell.text(separator=" "))
+            across = _span(cell.attributes.get("colspan"), 50)
+            down = _span(cell.attributes.get("rowspan"), _MAX_ROW_SPAN)
+            for offset in range(across):
+                row.append(text if offset == 0 else "")
+                if down > 1:
+                    below[column + offset] = (text if offset == 0 and number else "", down - 1)
         if any(row):
             rows.append(row)
     return rows
+
+
+def _span(value: str | None, most: int) -> int:
+    return min(int(value), most) if value and value.isdigit() and int(value) > 0 else 1

@@ -53,6 +53,7 @@ _style_uses = etree.XPath(".//w:pStyle/@w:val", namespaces=_NS)
 _rows = etree.XPath("./w:tr", namespaces=_NS)
 _cells = etree.XPath("./w:tc | ./w:sdt/w:sdtContent/w:tc", namespaces=_NS)
 _span = etree.XPath("string(./w:tcPr/w:gridSpan/@w:val)", namespaces=_NS)
+_merged_down = etree.XPath("./w:tcPr/w:vMerge", namespaces=_NS)
 _grid_before = etree.XPath("string(./w:trPr/w:gridBefore/@w:val)", namespaces=_NS)
 
 
@@ -86,7 +87,7 @@ class WordParser:
     """Word documents (.docx, .docm, .dotx)."""
 
     media_types = frozenset({"docx"})
-    version = "2"
+    version = "3"
 
     def __init__(
         self, limits: LimitsSettings | None = None, *, ocr: ImageText | None = None
@@ -177,7 +178,17 @@ class _Reader:
         for tr in _rows(table):
             row = [""] * min(_number(_grid_before(tr), 0), _MAX_SPAN)
             for tc in _cells(tr):
-                row.append(clean_cell(" ".join(paragraph_text(p) for p in _paragraphs(tc))))
+                text = clean_cell(" ".join(paragraph_text(p) for p in _paragraphs(tc)))
+                merged = _merged_down(tc)
+                if (
+                    merged
+                    and merged[0].get(f"{{{_W}}}val", "continue") == "continue"
+                    and len(rows) > 1
+                ):
+                    # A cell merged with the one above holds its text for this row too: the
+                    # row "Cell 4.0" reads "Header 0.1 is Merged Cell 3.1 4.1", not nothing.
+                    text = text or _at(rows[-1], len(row))
+                row.append(text)
                 row.extend([""] * (min(_number(_span(tc), 1), _MAX_SPAN) - 1))
             if any(row):
                 rows.append(row)
@@ -186,6 +197,10 @@ class _Reader:
             yield Block(BlockKind.TEXT, "\n".join(cells))  # a one-column box used for layout
         elif cells:
             yield Block(BlockKind.TABLE, markdown_table(rows))
+
+
+def _at(row: list[str], index: int) -> str:
+    return row[index] if index < len(row) else ""
 
 
 def _picture_refs(p: etree._Element) -> Iterator[tuple[str, str]]:
