@@ -81,6 +81,34 @@ def test_a_table_is_shown_inside_its_parent_text_and_cited_as_the_table() -> Non
     assert render(chosen).startswith("[1] (report.docx, page 4, rows 2-4, § Quarterly results)")
 
 
+def test_a_text_hit_whose_placeholder_names_the_question_is_shown_as_its_table() -> None:
+    """The section ranked on its heading and the placeholder "[Table 1: Region, Q3 revenue]";
+    the rows it stands for are what answers."""
+    chunks = report_chunks()
+    text, markdown, _rows, later = chunks
+    question = "Which region had the lowest Q3 revenue?"
+    (evidence,) = select_evidence([hit(text, 0.9)], question, words, 400, parents=lookup(chunks))
+    assert evidence.chunk == markdown and evidence.context == text
+    assert "| Iberia | 2.7 M |" in evidence.text and "[Table 1" not in evidence.text
+    # A placeholder naming nothing the question names, or only a year, is left as it was.
+    for other in ("When are the new offices planned?", "What happened in 2024?"):
+        (kept,) = select_evidence([hit(text, 0.9)], other, words, 400, parents=lookup(chunks))
+        assert kept.chunk == text
+    (alone,) = select_evidence([hit(later, 0.9)], question, words, 400, parents=lookup(chunks))
+    assert alone.chunk == later
+
+
+def test_the_best_row_of_a_wide_table_is_kept_with_its_column_names_past_its_share() -> None:
+    header = "| Grade | Brinell HBW / HB | Rockwell C HRC | Rockwell B HRBS / HRB | Vickers HV |"
+    table = f"{header}\n| --- | --- | --- | --- | --- |\n| SNB22-3 | 293-375 |  |  |  |"
+    chunks = chunked(REPORT, [Block(BlockKind.TABLE, table, Locator(page=2))])
+    markdown = next(c for c in chunks if "| SNB22-3 |" in c.text)
+    question = "What Brinell hardness range is listed for grade SNB22-3?"
+    budget = words(markdown.text) // 2 + 10  # the label and half the table
+    (evidence,) = select_evidence([hit(markdown, 0.9)], question, words, budget)
+    assert header in evidence.text and "| SNB22-3 | 293-375 |" in evidence.text
+
+
 def test_without_a_lookup_or_anchor_the_chunk_is_shown_alone() -> None:
     chunks = report_chunks()
     rows = chunks[2]

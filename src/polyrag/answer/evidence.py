@@ -149,6 +149,8 @@ def select_evidence(
             for c in candidates
         ):
             candidates.append(hit)
+    if parents is not None:
+        candidates = _opened(candidates, question, parents)
     # A long table (a statement whose rows fill several chunks) is shown by its rows that
     # name what the question names, gathered from all its chunks, not by the one chunk that
     # ranked: the Markdown header or a block of other rows is often what retrieval found.
@@ -343,7 +345,10 @@ def _best_rows(text: str, terms: set[str], count_tokens: Callable[[str], int], b
     keep: list[int] = []
     for i in ranked:
         cost = count_tokens(lines[i]) + 1
-        if cost <= left:
+        # The best row with the column names is the least that says anything: it may take
+        # what a long table's rows may (a five-column header alone passes a third of 320).
+        first = not keep and budget - left + cost <= _TABLE_SHARE
+        if cost <= left or first:
             keep.append(i)
             left -= cost
     if not keep:
@@ -494,6 +499,46 @@ def _sentences(text: str) -> list[str]:
         if sentence:
             out.append(sentence)
     return out
+
+
+_TABLE_PLACEHOLDER = re.compile(r"\[Table (\d+): ([^\]\n]*)\]")
+
+
+def _opened(hits: list[Hit], question: str, parents: ParentLookup) -> list[Hit]:
+    """Each text hit whose table placeholder names a word the question names ("[Table 3: -,
+    Brinell HBW / HB, Rockwell C HRC]" for "What Brinell hardness range…") stands as that
+    table's first chunk, which is then shown inside this text as any table hit is: a section
+    ranks on its heading and the placeholder, and the rows it stands for answer nothing until
+    they are shown. Years and other numbers do not count: a statement's "[Table 5: 2020,
+    2019]" says nothing of which rows it holds."""
+    asked = stems(question, numbers=False)
+    out: list[Hit] = []
+    for hit in hits:
+        chunk = hit.chunk
+        named = [
+            (len(asked & stems(match.group(2), numbers=False)), int(match.group(1)))
+            for match in _TABLE_PLACEHOLDER.finditer(chunk.text)
+        ]
+        best = max(named, key=lambda pair: pair[0], default=(0, 0))
+        figure = _table_chunk(chunk, best[1], parents) if chunk.anchor is None and best[0] else None
+        shown = figure is not None and any(
+            h.chunk.chunk_id == figure.chunk_id or _same_figure(h.chunk, figure) for h in hits
+        )
+        out.append(replace(hit, chunk=figure) if figure is not None and not shown else hit)
+    return out
+
+
+def _table_chunk(parent: Chunk, number: int, parents: ParentLookup) -> Chunk | None:
+    """The first chunk of table `number` whose placeholder stands in `parent`."""
+    reach = range(parent.ordinal + 1, parent.ordinal + _TABLE_REACH + 1)
+    found = [
+        chunk
+        for chunk in parents(parent.source_id, list(reach))
+        if chunk.anchor == parent.ordinal
+        and (match := _FIGURE_TITLE.match(chunk.text)) is not None
+        and match.group(0) == f"Table {number}"
+    ]
+    return min(found, key=lambda chunk: chunk.ordinal, default=None)
 
 
 def _same_figure(one: Chunk, other: Chunk) -> bool:
