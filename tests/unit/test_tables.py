@@ -127,6 +127,27 @@ def test_a_first_row_of_figures_is_data_not_header() -> None:
     assert table.rows[0] == ("", "120", "135")
 
 
+def test_a_table_without_column_names_reads_its_first_row_as_data() -> None:
+    """A table of contents starts with its first entry: read as the header, every row said
+    "Business is Management's Discussion…, 4 is 12". Years on top are column names."""
+    from polyrag.chunk.figures import read_table, row_sentences
+
+    contents = read_table(
+        "| Item 1. | Business | 4 |\n| --- | --- | --- |\n| Item 1A. | Risk Factors | 7 |\n"
+        "| Item 7. | Management's Discussion and Analysis | 12 |"
+    )
+    assert contents is not None
+    assert contents.header == ("Column 1", "Column 2", "Column 3") and contents.labels == ()
+    assert contents.rows[0] == ("Item 1.", "Business", "4")
+    assert dict(row_sentences(contents))[4] == (
+        "Row 4: Item 7.: Management's Discussion and Analysis, 12"
+    )
+    years = read_table("| Ducks | 2019 | 2020 |\n| --- | --- | --- |\n| Teal | 4 | 5 |")
+    assert years is not None and years.header == ("Ducks", "2019", "2020")
+    labels = read_table("| Region | Q3 |\n| --- | --- |\n| Nordics | 4.1 |")
+    assert labels is not None and labels.header == ("Region", "Q3")
+
+
 def test_a_row_sentence_reads_back_into_its_label_and_figures() -> None:
     from polyrag.chunk.figures import read_row_sentence, read_table, row_sentences
 

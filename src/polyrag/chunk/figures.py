@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from polyrag.parse.tables import FIGURE_CELL
+
 SUMMARY_CHARS = 80  # longest caption or header summary in a placeholder
 PICTURE_WORDS = 8  # words of a picture's text in its placeholder
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
@@ -47,6 +49,8 @@ def read_table(text: str) -> TableText | None:
         title = " ".join(cell for cell in header if cell)
         caption = f"{caption} {title}".strip() if title else caption
         header, body = body[0], body[1:]
+    if _is_data_row(header, body):  # no header row: the first row is data like the rest
+        header, body = [""] * len(header), [header, *body]
     header, body, units = _stacked_header(header, body)
     header = [_SPACED_YEAR.sub(r"\1\2\3\4", cell) for cell in header]
     caption = f"{caption} {units}".strip() if units else caption
@@ -93,6 +97,21 @@ def _stacked_header(
                 row[column] = row[column - 1]
     merged = [" ".join(dict.fromkeys(r[c] for r in rows if r[c])) for c in range(width)]
     return merged, body, " ".join(units)
+
+
+def _is_data_row(first: list[str], body: list[list[str]]) -> bool:
+    """Whether a table's first row is data, not column names: beside its label it holds a
+    figure that is not a year, in a column of figures ("| Item 7. | Management's Discussion
+    … | 12 |" atop a table of contents). Read as the header, every row said "4 is 12"."""
+    if not body:
+        return False
+    for column, cell in enumerate(first[1:], start=1):
+        if not FIGURE_CELL.match(cell) or _YEAR_CELL.match(cell):
+            continue
+        figures = sum(1 for row in body if column < len(row) and FIGURE_CELL.match(row[column]))
+        if 2 * figures >= len(body):
+            return True
+    return False
 
 
 def _is_header_row(row: list[str]) -> bool:

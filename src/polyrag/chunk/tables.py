@@ -15,7 +15,7 @@ from dataclasses import replace
 from polyrag.chunk.figures import read_table
 from polyrag.types import Block, BlockKind, Table
 
-TABLES_VERSION = "tables2"  # changes whenever the tables of an unchanged file would change
+TABLES_VERSION = "tables3"  # changes whenever the tables of an unchanged file would change
 MIN_ROWS = 1  # data rows a table needs to be worth querying
 
 
