@@ -41,6 +41,19 @@ def hits(
             True,
         ),
         ("When was Iwan Roberts born?", Modality.TEXT, "lookup", False),
+        # How many more or fewer one thing has than another: a difference, not a count.
+        (
+            "How many fewer total chunks did Chipper produce than Base 256?",
+            Modality.TABLE,
+            "compute",
+            True,
+        ),
+        (
+            "How many more handgun checks did Florida have than Georgia?",
+            Modality.TEXT,
+            "compute",
+            True,
+        ),
     ],
 )
 def test_question_shapes(question: str, modality: Modality, kind: str, agent: bool) -> None:

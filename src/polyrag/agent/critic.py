@@ -32,13 +32,14 @@ _GENERIC = frozenset(
     {
         "value", "values", "number", "numbers", "total", "amount", "year", "years", "many",
         "much", "table", "row", "rows", "column", "data", "sum", "average", "difference",
-        "change", "percentage", "ratio",
+        "change", "percentage", "ratio", "more", "fewer", "less", "than", "higher", "lower",
     }
 )  # fmt: skip
 MAX_PLAUSIBLE = 1e15
 _OPERATIONS = frozenset(
     {"change", "difference", "percentage", "percent", "ratio", "average", "sum", "proportion",
-     "increase", "decrease", "growth", "rate", "mean"}
+     "increase", "decrease", "growth", "rate", "mean", "many", "much", "more", "fewer", "less",
+     "than", "higher", "lower"}
 )  # fmt: skip
 _LINES = re.compile(r"\n|(?<=[a-z)%])\.\s+(?=[A-Z])")  # rows and sentences
 # "4044 - 3316 / 3316 * 100": the change lost its parentheses.

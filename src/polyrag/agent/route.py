@@ -108,6 +108,10 @@ _REASON = re.compile(
     r"(?:main |key |primary )?(?:reasons?|drivers?|causes?|factors?)\b)",
     re.IGNORECASE,
 )
+# "How many fewer chunks did A produce than B?": the difference of two figures, not a count.
+_MORE_THAN = re.compile(
+    r"\bhow (?:many|much) (?:[\w'-]+ )?(?:more|fewer|less)\b[^?]*\bthan\b", re.IGNORECASE
+)
 _TABLE_LIKE = (Modality.TABLE,)
 
 
@@ -137,6 +141,8 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
     asked = _without_stated_totals(_without_stated_counts(question, hits[:6]), hits[:6])
     aggregate = bool(_AGGREGATE.search(asked) or _WHICH_PERIOD.search(asked))
     compute = bool(_COMPUTE.search(question))
+    if _MORE_THAN.search(question):
+        aggregate, compute = False, True
     if _REASON.search(question):  # "What drove the increase in…": a reason, said in words
         aggregate = compute = False
     compare = bool(_COMPARE.search(question)) and bool(_PAIR.search(question))
