@@ -132,6 +132,21 @@ def test_a_year_in_the_heading_over_a_passage_is_written_by_it() -> None:
     assert verify(reply, [item(1, row)], question=question).refused
 
 
+def test_a_reply_about_a_quarter_no_source_writes_is_withdrawn() -> None:
+    """A chart of Q1 to Q3 does not answer for Q4; a quarter written "fourth quarter", or in
+    the name of a quarterly report's file, is written."""
+    chart = item(1, "Quarterly revenue | Row 2: Year is 2026, Q1 is 20, Q2 is 25, Q3 is 30")
+    question = "What was the Q4 revenue for 2026?"
+    verdict = verify("The Q4 revenue for 2026 was 30 [1].", [chart], question=question)
+    assert verdict.refused and verdict.reason == NOT_SUPPORTED
+    spelled = item(1, "Revenue in the fourth quarter of 2026 was 30.")
+    assert not verify("The Q4 revenue for 2026 was 30 [1].", [spelled], question=question).refused
+    text = "Revenue for the three months ended June 30, 2024 was 9,288."
+    filing = Evidence(1, Chunk("c1", "s1", "/docs/BESTBUY_2024Q2_10Q.pdf", text, Locator()), text)
+    reply = "Revenue in Q2 of FY2024 was 9,288 [1]."
+    assert not verify(reply, [filing], question="What was revenue in Q2 of FY2024?").refused
+
+
 def test_a_figure_may_be_given_in_the_unit_the_table_states() -> None:
     table = "U.S. $ in thousands | Net deferred tax asset | 2019: 795 | 2018: 772"
     verdict = verify("It was $795,000 in 2019 and $772,000 in 2018 [1].", [item(1, table)])

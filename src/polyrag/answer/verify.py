@@ -17,6 +17,7 @@ import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from polyrag.answer.citations import (
     MARKER,
@@ -94,7 +95,10 @@ def verify(
     # sources do not show ("How many ducks in 2018?" over a table of 2019 to 2024). A passage's
     # headings count ("January–June 2023" over a table's rows).
     asked_years = [_written_year(year) for year in dict.fromkeys(_YEAR.findall(question))]
-    headed = [" ".join(e.chunk.locator.heading_path) for e in evidence]
+    asked_years += [_written_part(*part) for part in dict.fromkeys(_parts_of_year(question))]
+    # The file's name counts too: a quarterly report is often named for its quarter
+    # ("BESTBUY_2024Q2_10Q") while its pages say "three months ended".
+    headed = [" ".join((*e.chunk.locator.heading_path, Path(e.chunk.path).stem)) for e in evidence]
     unseen = [
         year for year in asked_years if not any(year.search(t) for t in [*everything, *headed])
     ]
@@ -176,6 +180,37 @@ def _written_year(year: str) -> re.Pattern[str]:
     """A year as sources write it: 2018, "2 0 1 8" (PDF letter spacing), FY18, '18."""
     spaced = r"\s?".join(year)
     return re.compile(rf"(?<!\d){spaced}(?!\d)|(?:FY|')\s?{year[2:]}(?!\d)", re.IGNORECASE)
+
+
+_PART = re.compile(
+    r"\b(?:(Q|H)([1-4])|([1-4])(Q)|(first|second|third|fourth) (quarter|half))\b", re.IGNORECASE
+)
+_ORDINALS = ("first", "second", "third", "fourth")
+
+
+def _parts_of_year(question: str) -> list[tuple[str, int]]:
+    """The quarters and halves a question names: ("Q", 4) for "Q4", "4Q" or "fourth quarter"."""
+    parts = []
+    for match in _PART.finditer(question):
+        letter, number, digit, after, ordinal, noun = match.groups()
+        if ordinal:
+            parts.append((noun[0].upper(), _ORDINALS.index(ordinal.lower()) + 1))
+        elif letter:
+            parts.append((letter.upper(), int(number)))
+        else:
+            parts.append((after.upper(), int(digit)))
+    return [(kind, n) for kind, n in parts if kind == "Q" or n <= 2]
+
+
+def _written_part(kind: str, number: int) -> re.Pattern[str]:
+    """A quarter or half as sources write it: Q4, 4Q, "fourth quarter"; H1, "first half"."""
+    noun = "quarter" if kind == "Q" else "half"
+    ordinal = _ORDINALS[number - 1]
+    return re.compile(
+        rf"(?<![A-Za-z]){kind}{number}(?!\d)|\b{number}{kind}\b|\b{ordinal} {noun}\b|"
+        rf"\b{noun} {number}\b",
+        re.IGNORECASE,
+    )
 
 
 def _only_refusal(text: str) -> bool:
