@@ -236,3 +236,23 @@ def test_a_headless_table_continues_only_a_table_of_its_shape() -> None:
     wider = replace(rest, columns=4)
     assert not narrower.continues(named) and not wider.continues(named)
     assert not named.continues(rest)  # a table with column names starts afresh
+
+
+def test_a_line_running_past_a_grid_stays_text() -> None:
+    """The proposed AD's cost table rules three of its five columns: the lines that run on
+    into the unruled "Cost on U.S. operators" column stay text, with their $248,200, instead
+    of going into the grid's place and losing what lies outside it."""
+    from polyrag.parse.pdf import PdfParser
+
+    name = "pdfplumber__federal-register-2020-17221.pdf"
+    if not (TABLES / name).is_file():
+        pytest.skip("the shared eval data is absent")
+    document = PdfParser().parse((TABLES / name).read_bytes(), name=name)
+    page = "\n".join(b.text for b in document.blocks if b.locator.page == 6)
+    assert "$248,200" in page and "$766,865" in page
+    assert any(b.kind is BlockKind.TABLE and b.locator.page == 6 for b in document.blocks)
+    table = PdfTable("", (100.0, 100.0, 300.0, 400.0), 2, 2)
+    assert table.covers((110.0, 200.0, 290.0, 210.0))
+    assert table.covers((95.0, 200.0, 305.0, 210.0))  # a little past its rules
+    assert not table.covers((50.0, 200.0, 500.0, 210.0))
+    assert not table.covers((110.0, 500.0, 290.0, 510.0))

@@ -44,6 +44,7 @@ _THIN = 2.0  # points: a path this thin is a rule, not an area
 _LONG_CELL = 300  # a cell longer than this means a box around prose, not a table
 _MIN_CELLS = 4  # non-empty cells a table needs
 _UNITS = frozenset({"$", "€", "£", "¥", "US$", "CHF"})
+_INSIDE = 0.8  # share of a text line's width inside a table for the line to be the table's
 _SAME_EDGE = 6.0  # points: a table's edges on two pages, this close, are the same table's
 _SPACED_DATE = re.compile(r"\d{1,2}([/.-])\d{1,2}\1\d{2,4}|\d{4}-\d{2}-\d{2}")
 _NUMBER = re.compile(r"^[-+(]?[$€£¥]?\s?\(?[\d.,]+\)?%?$|^[—–-]$")
@@ -86,13 +87,20 @@ class PdfTable:
         )
 
     def covers(self, box: Box | None) -> bool:
-        """Whether a text line with this box lies inside the table (by its centre)."""
+        """Whether a text line with this box lies inside the table: its middle is within the
+        table's height and most of its width within the table's. A line running well past
+        the grid holds words the grid does not (a cost column drawn without rules): it stays
+        text, so that nothing on the page is lost."""
         if box is None:
             return False
-        x = (box[0] + box[2]) / 2
-        y = (box[1] + box[3]) / 2
         x0, y0, x1, y1 = self.bbox
-        return x0 - 1 <= x <= x1 + 1 and y0 - 1 <= y <= y1 + 1
+        if not y0 - 1 <= (box[1] + box[3]) / 2 <= y1 + 1:
+            return False
+        width = box[2] - box[0]
+        if width <= 0:
+            return x0 - 1 <= box[0] <= x1 + 1
+        inside = min(box[2], x1 + 1) - max(box[0], x0 - 1)
+        return inside >= _INSIDE * width
 
     def block(self, page: int, caption: str = "") -> Block:
         """The TABLE block; a caption (a statement's title) goes above the Markdown."""
