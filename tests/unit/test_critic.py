@@ -56,6 +56,22 @@ def test_a_query_about_nothing_the_question_names_is_repaired() -> None:
     assert review("How many geese were counted?", unrelated, []).verdict == "repair"
 
 
+def test_a_query_named_after_the_question_over_another_table_is_repaired() -> None:
+    """The result's name is the model's, taken from the question: what the query reads (its
+    table, columns, values) and the rows it cites must be what the question is about."""
+    steel = Chunk(
+        "cells", "s2", "/d/steel.html", "Table 2: Assortment, Tensile strength", Locator()
+    )
+    query = "SELECT SUM(tensile_strength) AS total_chunks FROM table_2"
+    outcome = ToolOutcome("sql", {"query": query}, True, "total_chunks = 1890", backing=(steel,))
+    question = "How many total chunks did the Chipper processing produce?"
+    assert review(question, outcome, []).verdict == "repair"
+    named = ToolOutcome(
+        "sql", {"query": "SELECT SUM(chunks) AS n FROM runs"}, True, "n = 5", backing=(steel,)
+    )
+    assert review(question, named, []).verdict == "accept"
+
+
 def test_a_fitting_query_is_accepted() -> None:
     good = sql("SELECT ducks FROM t WHERE year = 2019", "ducks = 120")
     assert review("How many ducks in 2019?", good, []).verdict == "accept"

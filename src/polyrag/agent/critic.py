@@ -100,7 +100,8 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
             "WHERE clause against the example rows (text is compared with ILIKE '%word%')",
         )
     terms = content_words(question) - _GENERIC
-    if terms and not terms & _words(query) and not terms & _words(_cited_text(outcome)):
+    read = _words(_without_aliases(query))
+    if terms and not terms & read and not terms & _words(_cited_text(outcome)):
         return Review(
             "repair",
             "the query does not use anything the question names; pick the rows and columns "
@@ -606,6 +607,18 @@ def _total_rows(outcome: ToolOutcome) -> list[str]:
             if _TOTAL_ROW.match(first):
                 found.append(first.strip())
     return found
+
+
+def _without_aliases(query: str) -> str:
+    """The query without the names it gives its results ("AS total_chunks"): a model names a
+    result after the question whatever table it reads, so the name says nothing of what the
+    query is about."""
+    tree = _parsed(query)
+    if tree is None:
+        return query
+    for alias in list(tree.find_all(exp.Alias)):
+        alias.replace(alias.this)
+    return tree.sql(dialect="duckdb")
 
 
 def _cited_text(outcome: ToolOutcome) -> str:
