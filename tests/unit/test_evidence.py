@@ -264,6 +264,18 @@ def test_a_long_table_that_names_nothing_asked_is_shown_as_retrieved() -> None:
     assert rows.text.splitlines()[1] in evidence.text  # the retrieved chunk, inside its page
 
 
+def test_two_chunks_of_one_long_table_show_its_rows_once_with_the_room_of_both() -> None:
+    # A table filling its page stands in no text: its chunks have no anchor in common.
+    chunks = chunked(REPORT, [Block(BlockKind.TABLE, STATEMENT, Locator(page=58))])
+    with_rows = [c for c in chunks if "Row " in c.text]
+    question = "What were total current assets and total current liabilities?"
+    hits = [hit(with_rows[0], 0.9), hit(with_rows[1], 0.85)]
+    chosen = select_evidence(hits, question, words, 400, parents=lookup(chunks))
+    (evidence,) = chosen  # the same rows are not shown twice
+    assert "Row 5: Total current assets" in evidence.text
+    assert "Row 11: Total current liabilities" in evidence.text
+
+
 def test_the_rows_of_a_long_table_stay_within_the_budget() -> None:
     chunks = statement_chunks()
     markdown = next(c for c in chunks if c.modality is Modality.TABLE)

@@ -163,6 +163,22 @@ def select_evidence(
         if parents is not None
         else {}
     )
+    # Two chunks of one long table show the same best rows: the table is shown once, with
+    # the room of both (the Gardena notice twice left no room for the Torrance one).
+    shares: dict[str, int] = {}
+    first_of: dict[tuple[str, str, tuple[int, ...]], str] = {}
+    kept: list[Hit] = []
+    for hit in candidates:
+        found = tables.get(hit.chunk.chunk_id)
+        if found is not None:
+            key = (hit.chunk.source_id, found.title, tuple(n for n, _, _ in found.rows))
+            if key in first_of:
+                shares[first_of[key]] += 1
+                continue
+            first_of[key] = hit.chunk.chunk_id
+            shares[hit.chunk.chunk_id] = 1
+        kept.append(hit)
+    candidates = kept
     whole = [hit for hit in candidates if hit.chunk.chunk_id not in tables]
     contexts = _contexts(whole, parents) if parents is not None else {}
     shown = {(p.source_id, p.ordinal) for p in contexts.values()}
@@ -174,7 +190,7 @@ def select_evidence(
         text = hit.chunk.text
         rows = tables.get(hit.chunk.chunk_id)
         if rows is not None:
-            room = min(left, max(share, _TABLE_SHARE)) - header
+            room = min(left, max(share * shares[hit.chunk.chunk_id], _TABLE_SHARE)) - header
             shown_rows = rows.best(terms, count_tokens, room)
             if shown_rows is not None:
                 chunk, text = shown_rows
