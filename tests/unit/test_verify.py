@@ -141,10 +141,17 @@ def test_a_reply_about_a_quarter_no_source_writes_is_withdrawn() -> None:
     assert verdict.refused and verdict.reason == NOT_SUPPORTED
     spelled = item(1, "Revenue in the fourth quarter of 2026 was 30.")
     assert not verify("The Q4 revenue for 2026 was 30 [1].", [spelled], question=question).refused
-    text = "Revenue for the three months ended June 30, 2024 was 9,288."
+    text = "Revenue in the 2024 interim period was 9,288."
     filing = Evidence(1, Chunk("c1", "s1", "/docs/BESTBUY_2024Q2_10Q.pdf", text, Locator()), text)
     reply = "Revenue in Q2 of FY2024 was 9,288 [1]."
     assert not verify(reply, [filing], question="What was revenue in Q2 of FY2024?").refused
+    # A period of a quarter's or a half's length may be the one asked for, in a fiscal year.
+    for text, asked in (
+        ("Revenue for the three months ended June 30, 2024 was 9,288.", "Q2 of FY2024"),
+        ("Sales January–June 2024 were 9,288.", "the first half of 2024"),
+    ):
+        reply = f"Revenue in {asked} was 9,288 [1]."
+        assert not verify(reply, [item(1, text)], question=f"What was revenue in {asked}?").refused
 
 
 def test_a_figure_may_be_given_in_the_unit_the_table_states() -> None:

@@ -202,13 +202,24 @@ def _parts_of_year(question: str) -> list[tuple[str, int]]:
     return [(kind, n) for kind, n in parts if kind == "Q" or n <= 2]
 
 
+# Periods of a quarter's or a half's length, written without naming which one ("three months
+# ended June 30", "January–June 2023", "half-year"): a source that speaks of such periods may
+# hold the one asked for, under a fiscal calendar code cannot know.
+_SPAN_OF = {
+    "Q": r"\b(?:three|3) months\b",
+    "H": r"\b(?:six|6) months\b|\bhalf[- ]year|\binterim\b|"
+    r"\b(?:Jan(?:uary)?\.?\s*[–—-]\s*June?|July?\.?\s*[–—-]\s*Dec(?:ember)?)\b",
+}
+
+
 def _written_part(kind: str, number: int) -> re.Pattern[str]:
-    """A quarter or half as sources write it: Q4, 4Q, "fourth quarter"; H1, "first half"."""
+    """A quarter or half as sources write it: Q4, 4Q, "fourth quarter"; H1, "first half"; or
+    any period of that length ("three months ended …", "January–June")."""
     noun = "quarter" if kind == "Q" else "half"
     ordinal = _ORDINALS[number - 1]
     return re.compile(
         rf"(?<![A-Za-z]){kind}{number}(?!\d)|\b{number}{kind}\b|\b{ordinal} {noun}\b|"
-        rf"\b{noun} {number}\b",
+        rf"\b{noun} {number}\b|{_SPAN_OF[kind]}",
         re.IGNORECASE,
     )
 
