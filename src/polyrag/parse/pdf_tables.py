@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from polyrag.parse.tables import clean_cell, markdown_table
+from polyrag.parse.tables import cell_at, clean_cell, markdown_table
 from polyrag.types import Block, BlockKind, Locator
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in PDF points, y up (as Locator.bbox)
@@ -248,8 +248,8 @@ def _table(table: Any, left: float, top: float) -> PdfTable | None:
     rows = [row for row in rows if any(row)]
     if not rows:
         return None
-    used = [c for c in range(max(len(row) for row in rows)) if any(_at(row, c) for row in rows)]
-    rows = [[_at(row, c) for c in used] for row in rows]
+    used = [c for c in range(max(len(row) for row in rows)) if any(cell_at(row, c) for row in rows)]
+    rows = [[cell_at(row, c) for c in used] for row in rows]
     cells = [cell for row in rows for cell in row if cell]
     if len(rows) < 2 or len(used) < 2 or len(cells) < _MIN_CELLS:
         return None
@@ -281,7 +281,3 @@ def _unspaced(cell: str) -> str:
     if " " in cell and _SPACED_DATE.fullmatch(joined := cell.replace(" ", "")):
         return joined
     return cell
-
-
-def _at(row: list[str], index: int) -> str:
-    return row[index] if index < len(row) else ""

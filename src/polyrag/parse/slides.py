@@ -16,7 +16,7 @@ from pptx.shapes.picture import Picture
 from polyrag.parse.base import Document
 from polyrag.parse.pictures import ImageText, PictureReader, alt_text, picture_text
 from polyrag.parse.safety import check_zip
-from polyrag.parse.tables import clean_cell, markdown_table
+from polyrag.parse.tables import cell_at, clean_cell, markdown_table
 from polyrag.settings import LimitsSettings
 from polyrag.types import Block, BlockKind, Locator
 
@@ -253,8 +253,8 @@ def _table_rows(table: Any) -> list[list[str]]:
         cells = []
         for column, cell in enumerate(row.cells):
             text = cell.text
-            if not text and number > 1 and cell._tc.vMerge and column < len(rows[-1]):
-                text = rows[-1][column]
+            if not text and number > 1 and cell._tc.vMerge:
+                text = cell_at(rows[-1], column)
             cells.append(text)
         rows.append(cells)
     return rows

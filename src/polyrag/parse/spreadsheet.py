@@ -29,7 +29,13 @@ import openpyxl
 from polyrag.parse.base import Document
 from polyrag.parse.encoding import decode_text
 from polyrag.parse.safety import check_zip
-from polyrag.parse.tables import FIGURE_CELL, clean_cell, detect_delimiter, markdown_table
+from polyrag.parse.tables import (
+    FIGURE_CELL,
+    cell_at,
+    clean_cell,
+    detect_delimiter,
+    markdown_table,
+)
 from polyrag.settings import LimitsSettings
 from polyrag.types import Block, BlockKind, Locator, Table
 
@@ -128,7 +134,9 @@ def _sheet_blocks(sheet: str, rows: list[_Row], *, regions: bool) -> list[Block]
         found = [(rows, _used_columns(rows, range(_width(rows))))]
     caption = ""
     for index, (region_rows, columns) in enumerate(found):
-        cells = [_Row(row.number, tuple(_at(row.cells, c) for c in columns)) for row in region_rows]
+        cells = [
+            _Row(row.number, tuple(cell_at(row.cells, c) for c in columns)) for row in region_rows
+        ]
         following = found[index + 1] if index + 1 < len(found) else None
         titles = following is not None and len(columns) == 1
         if titles and following is not None and len(cells) > 1:
@@ -247,7 +255,7 @@ def _regions(rows: list[_Row], columns: list[int]) -> list[Region]:
         # Rows of one filled cell (a title line) say nothing about where columns belong.
         lines = [row for row in rows if _filled(row.cells) > 1]
         filled = [
-            {row.number for row in lines if any(_at(row.cells, c) for c in group)}
+            {row.number for row in lines if any(cell_at(row.cells, c) for c in group)}
             for group in (left, right)
         ]
         return len(filled[0] & filled[1]) >= SAME_ROWS * len(filled[0] | filled[1])
@@ -256,7 +264,7 @@ def _regions(rows: list[_Row], columns: list[int]) -> list[Region]:
     if len(groups) > 1:
         out: list[Region] = []
         for group in groups:
-            inside = [row for row in rows if any(_at(row.cells, c) for c in group)]
+            inside = [row for row in rows if any(cell_at(row.cells, c) for c in group)]
             out += _regions(inside, group)
         return out
     return [(rows, used)] if rows and used else []
@@ -267,7 +275,7 @@ def _row_bands(rows: list[_Row], columns: list[int]) -> list[list[_Row]]:
     bands: list[list[_Row]] = []
     previous: int | None = None
     for row in rows:
-        if not any(_at(row.cells, c) for c in columns):
+        if not any(cell_at(row.cells, c) for c in columns):
             previous = None
             continue
         if previous is None or row.number != previous + 1:
@@ -303,7 +311,7 @@ def _merge_alike(parts: list[T], alike: Callable[[T, T], bool]) -> list[T]:
 
 
 def _row_span(rows: list[_Row], columns: list[int]) -> tuple[int, int]:
-    numbers = [row.number for row in rows if any(_at(row.cells, c) for c in columns)]
+    numbers = [row.number for row in rows if any(cell_at(row.cells, c) for c in columns)]
     return (min(numbers), max(numbers)) if numbers else (0, 0)
 
 
@@ -317,9 +325,9 @@ def _qualified(header: list[str], line: tuple[str, ...]) -> tuple[str, list[str]
     group of columns, printed over the group's first column when the first figure column has
     one, else over its last ("January–June 2023" over C of B and C), and qualify those."""
     unit = line[0] if line else ""
-    marks = [i for i in range(1, len(header)) if _at(line, i)]
+    marks = [i for i in range(1, len(header)) if cell_at(line, i)]
     if len(marks) == 1:
-        return unit, header, _at(line, marks[0])
+        return unit, header, cell_at(line, marks[0])
     names = list(header)
     for i in range(1, len(header)):
         if marks and marks[0] == 1:  # over the first column of each group
@@ -327,7 +335,7 @@ def _qualified(header: list[str], line: tuple[str, ...]) -> tuple[str, list[str]
         else:  # over the last column of each group
             mark = min((m for m in marks if m >= i), default=0)
         if mark:
-            names[i] = f"{names[i]} ({_at(line, mark)})"
+            names[i] = f"{names[i]} ({cell_at(line, mark)})"
     return unit, names, ""
 
 
@@ -361,7 +369,7 @@ def _width(rows: list[_Row]) -> int:
 
 
 def _used_columns(rows: list[_Row], columns: Iterable[int]) -> list[int]:
-    return [c for c in columns if any(_at(row.cells, c) for row in rows)]
+    return [c for c in columns if any(cell_at(row.cells, c) for row in rows)]
 
 
 def _unique(header: list[str], columns: list[int]) -> list[str]:
@@ -372,10 +380,6 @@ def _unique(header: list[str], columns: list[int]) -> list[str]:
             name = f"{name} ({column + 1})"
         names.append(name)
     return names
-
-
-def _at(cells: tuple[str, ...], index: int) -> str:
-    return cells[index] if index < len(cells) else ""
 
 
 def _rows(sheet: str, first: int, last: int | None = None) -> Locator:

@@ -20,6 +20,11 @@ def clean_cell(value: str) -> str:
     return _SPACE.sub(" ", value).strip()
 
 
+def cell_at(row: Sequence[str], index: int) -> str:
+    """The cell at `index`, or "" past the row's end (rows of a table may be ragged)."""
+    return row[index] if index < len(row) else ""
+
+
 def markdown_table(rows: Sequence[Sequence[str]]) -> str:
     """Render rows as a Markdown pipe table; the first row is the header."""
     width = max((len(row) for row in rows), default=0)

@@ -16,7 +16,7 @@ from lxml import etree
 from polyrag.parse.base import Document
 from polyrag.parse.pictures import ImageText, PictureReader, alt_text, picture_text
 from polyrag.parse.safety import check_zip
-from polyrag.parse.tables import clean_cell, markdown_table
+from polyrag.parse.tables import cell_at, clean_cell, markdown_table
 from polyrag.settings import LimitsSettings
 from polyrag.types import Block, BlockKind
 
@@ -187,7 +187,7 @@ class _Reader:
                 ):
                     # A cell merged with the one above holds its text for this row too: the
                     # row "Cell 4.0" reads "Header 0.1 is Merged Cell 3.1 4.1", not nothing.
-                    text = text or _at(rows[-1], len(row))
+                    text = text or cell_at(rows[-1], len(row))
                 row.append(text)
                 row.extend([""] * (min(_number(_span(tc), 1), _MAX_SPAN) - 1))
             if any(row):
@@ -197,10 +197,6 @@ class _Reader:
             yield Block(BlockKind.TEXT, "\n".join(cells))  # a one-column box used for layout
         elif cells:
             yield Block(BlockKind.TABLE, markdown_table(rows))
-
-
-def _at(row: list[str], index: int) -> str:
-    return row[index] if index < len(row) else ""
 
 
 def _picture_refs(p: etree._Element) -> Iterator[tuple[str, str]]:
