@@ -115,6 +115,15 @@ def _clock(seconds: float) -> str:
 
 
 @dataclass(frozen=True)
+class TablePart:
+    """One page's piece of a table printed over several pages."""
+
+    name: str  # what the chunks call that piece ("Table 4")
+    first: int  # the index of its first data row in the whole table
+    locator: Locator  # where the piece sits
+
+
+@dataclass(frozen=True)
 class Table:
     """A table as cells, for computing over it (SQL): header, data rows and where they sit.
 
@@ -131,10 +140,34 @@ class Table:
     title: str = ""  # its caption or the title line above it
     row_numbers: tuple[int, ...] = ()
     columns: tuple[str, ...] = ()
+    # A table printed over several pages, its pieces in order (the first is the table's own
+    # name and locator); its rows are numbered on from one piece to the next. Empty when whole.
+    parts: tuple[TablePart, ...] = ()
 
     def row_number(self, index: int) -> int:
         """The row number a person sees for data row `index` (0-based)."""
         return self.row_numbers[index] if self.row_numbers else index + 2
+
+    def names(self) -> tuple[str, ...]:
+        """The table's name and those of its later pieces."""
+        return (self.name, *(part.name for part in self.parts[1:]))
+
+    def pieces(self) -> tuple[Table, ...]:
+        """The table as its pages print it: one table per piece, its rows counted from 2 under
+        the header, as each piece's chunks count them (the table itself when whole)."""
+        if not self.parts:
+            return (self,)
+        ends = [part.first for part in self.parts[1:]] + [len(self.rows)]
+        return tuple(
+            Table(
+                header=self.header,
+                rows=self.rows[part.first : end],
+                locator=part.locator,
+                name=part.name,
+                title=self.title,
+            )
+            for part, end in zip(self.parts, ends, strict=True)
+        )
 
 
 @dataclass(frozen=True)

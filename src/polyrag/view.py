@@ -149,7 +149,8 @@ def table_rows(
     title, its header, the rows from `rows` (row numbers as the locator counts them) with
     `context` rows around, and which of them were cited. The table is the one on `sheet` (or
     `page`) holding those rows; without rows, its first rows."""
-    chosen = _table_for(tables, sheet, page, rows)
+    # A table printed over several pages is checked page by page, as its chunks cite it.
+    chosen = _table_for([piece for table in tables for piece in table.pieces()], sheet, page, rows)
     numbers = [chosen.row_number(index) for index in range(len(chosen.rows))]
     if rows is None:  # no rows cited: the table's first rows
         window = numbers[:10]

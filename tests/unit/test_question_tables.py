@@ -6,7 +6,7 @@ from pathlib import Path
 
 from polyrag.agent.tables import question_tables
 from polyrag.index.tables.sqlite import SqliteTableStore
-from polyrag.types import Chunk, Hit, Locator, Modality, Table
+from polyrag.types import Chunk, Hit, Locator, Modality, Table, TablePart
 
 CUPS = Table(
     header=("Team", "Location", "Stanley Cups"),
@@ -40,3 +40,19 @@ def test_tables_no_word_of_the_question_names_are_left_out_when_some_are_named(
     # A question naming no table keeps them all, those a hit came from first.
     every = question_tables(store, "Which value is the largest?", hits, 4)
     assert {item.table.name for item in every} == {"Stanley Cups", "Table 1"}
+
+
+def test_a_hit_on_a_later_page_of_a_table_brings_the_whole_table_first(tmp_path: Path) -> None:
+    first = Table(("Company", "Employees"), (("Boeing", "65"),), Locator(page=1), name="Table 1")
+    whole = Table(
+        first.header,
+        (("Boeing", "65"), ("Acme", "12")),
+        first.locator,
+        name="Table 1",
+        parts=(TablePart("Table 1", 0, Locator(page=1)), TablePart("Table 2", 1, Locator(page=2))),
+    )
+    other = Table(("Company", "Employees"), (("Zeta", "3"),), Locator(page=9), name="Table 3")
+    store = SqliteTableStore(tmp_path / "tables.sqlite")
+    store.put("warn", "/d/warn.pdf", [other, whole])
+    found = question_tables(store, "Which company?", [hit("warn", "Table 2\n| Acme | 12 |")], 4)
+    assert [item.table.name for item in found] == ["Table 1", "Table 3"]

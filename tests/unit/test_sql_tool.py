@@ -7,8 +7,9 @@ from collections.abc import Iterator
 import pytest
 
 from polyrag.agent.tools.sql import SqlError, TableDatabase
+from polyrag.chunk.tables import collect_tables
 from polyrag.index.tables.base import SourceTable
-from polyrag.types import Locator, Table
+from polyrag.types import Block, BlockKind, Locator, Table
 
 DUCKS = Table(
     header=("Year", "Freshwater Ducks", "Note"),
@@ -230,5 +231,32 @@ def test_a_named_first_column_keeps_its_name() -> None:
     db = TableDatabase([SourceTable("s", "/docs/deck.pdf", table)])
     try:
         assert "TABLE table_2 (region TEXT" in db.schema()
+    finally:
+        db.close()
+
+
+def test_a_table_over_pages_is_summed_whole_and_cited_by_page() -> None:
+    """The pieces of a layoff list printed over two pages are one SQL table; rows of one page
+    are cited as that page's piece, in its own row numbers."""
+    header = ("Company", "Employees")
+    blocks = []
+    for page, rows in ((7, [("Boeing", "65"), ("Toyota", "3000")]), (8, [("Acme", "12")])):
+        lines = ["| Company | Employees |", "| --- | --- |"] + [f"| {a} | {b} |" for a, b in rows]
+        blocks += [
+            Block(BlockKind.BREAK, "", Locator(page=page)),
+            Block(BlockKind.TABLE, "\n".join(lines), Locator(page=page)),
+        ]
+    (table,) = collect_tables(blocks)
+    assert table.header == header
+    db = TableDatabase([SourceTable("s1", "/docs/warn.pdf", table)])
+    try:
+        assert "pages 7-8" in db.schema()
+        total = db.run("SELECT SUM(employees) AS total FROM table_1")
+        assert total.text() == "total = 3077"
+        assert "(pages 7-8)" in total.cited[0].chunk().text
+        one = db.run("SELECT employees FROM table_1 WHERE company = 'Acme'")
+        chunk = one.cited[0].chunk()
+        assert chunk.locator.page == 8 and chunk.locator.rows == (2, 2)
+        assert chunk.text.startswith("Table 2\n") and "| Acme | 12 |" in chunk.text
     finally:
         db.close()

@@ -5,12 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import docx
+import pytest
 
 from polyrag.chunk.tables import collect_tables
 from polyrag.index.tables.sqlite import SqliteTableStore
 from polyrag.parse.plain import PlainTextParser
 from polyrag.parse.word import WordParser
 from polyrag.types import Block, BlockKind, Locator, Table
+from polyrag.view import table_rows
 
 
 def test_tables_of_a_markdown_file_are_numbered_like_its_chunks() -> None:
@@ -88,6 +90,66 @@ def test_the_table_store_keeps_cells_and_locators(tmp_path: Path) -> None:
     assert store.tables(["s1"]) == []
     store.delete_sources(["s2"])
     assert store.tables(["s1", "s2"]) == []
+    store.close()
+
+
+def _page_table(page: int, rows: list[tuple[str, str]], caption: str = "") -> list[Block]:
+    lines = [caption] if caption else []
+    lines += ["| Company | Employees |", "| --- | --- |"]
+    lines += [f"| {company} | {count} |" for company, count in rows]
+    return [
+        Block(BlockKind.BREAK, "", Locator(page=page)),
+        Block(BlockKind.TABLE, "\n".join(lines), Locator(page=page, bbox=(0, 0, 500, 700))),
+    ]
+
+
+def test_a_pdf_table_printed_over_pages_is_one_table_of_pieces() -> None:
+    """A layoff list over three pages, its header repeated on each: a sum over it must read
+    all its rows, while each page's piece keeps the name and row numbers its chunks cite."""
+    blocks = [
+        *_page_table(1, [("Boeing", "65"), ("Toyota", "3000")]),
+        Block(BlockKind.TEXT, "WARN report, fiscal year 2015-16", Locator(page=1)),
+        *_page_table(2, [("Acme", "12")]),
+        *_page_table(3, [("Zeta", "7"), ("Nova", "9")]),
+    ]
+    (table,) = collect_tables(blocks)
+    assert table.name == "Table 1" and len(table.rows) == 5
+    assert table.names() == ("Table 1", "Table 2", "Table 3")
+    first, second, third = table.pieces()
+    assert second.name == "Table 2" and second.rows == (("Acme", "12"),)
+    assert second.locator.page == 2 and third.rows[1] == ("Nova", "9")
+    assert third.row_number(1) == 3 and first.locator.page == 1
+
+
+@pytest.mark.parametrize(
+    "blocks",
+    [
+        # the next page's table has a title of its own: another table
+        [*_page_table(1, [("a", "1")]), *_page_table(2, [("b", "2")], caption="Closures")],
+        # text opens the next page before the table
+        [
+            *_page_table(1, [("a", "1")]),
+            Block(BlockKind.TEXT, "Closures in 2016", Locator(page=2)),
+            Block(
+                BlockKind.TABLE,
+                "| Company | Employees |\n| --- | --- |\n| b | 2 |",
+                Locator(page=2),
+            ),
+        ],
+        # a page between them
+        [*_page_table(1, [("a", "1")]), *_page_table(3, [("b", "2")])],
+    ],
+)
+def test_tables_alike_on_following_pages_stay_apart_when_not_one(blocks: list[Block]) -> None:
+    assert [t.name for t in collect_tables(blocks)] == ["Table 1", "Table 2"]
+
+
+def test_the_table_store_keeps_a_tables_pieces(tmp_path: Path) -> None:
+    blocks = [*_page_table(4, [("a", "1")]), *_page_table(5, [("b", "2")])]
+    (table,) = collect_tables(blocks)
+    store = SqliteTableStore(tmp_path / "tables.sqlite")
+    store.put("s1", "/docs/warn.pdf", [table])
+    assert [t.table for t in store.tables(["s1"])] == [table]
     store.close()
 
 
@@ -171,3 +233,11 @@ def test_a_row_sentence_reads_back_into_its_label_and_figures() -> None:
     assert row is not None and not row.labelled
     assert row.label == row.figures == "Name is Ann, City is Oslo"
     assert read_row_sentence("| Nordics | 4.1 |") is None
+
+
+def test_cited_rows_of_a_later_page_are_shown_from_that_pages_piece() -> None:
+    """The web app shows a citation's rows as the chunk cited them: page 5, row 3."""
+    blocks = [*_page_table(4, [("a", "1")]), *_page_table(5, [("b", "2"), ("c", "3")])]
+    shown = table_rows(collect_tables(blocks), page=5, rows=(3, 3), context=0)
+    assert shown["name"] == "Table 2" and shown["page"] == 5
+    assert shown["rows"] == [{"row": 3, "cells": ["c", "3"], "cited": True}]

@@ -45,4 +45,4 @@ def _from_table(hit: Hit, item: SourceTable) -> bool:
         return chunk.locator.sheet == table.locator.sheet and (
             overlaps or chunk.locator.rows is None
         )
-    return chunk.text.startswith(f"{table.name}:") or chunk.text.startswith(f"{table.name}\n")
+    return any(chunk.text.startswith((f"{name}:", f"{name}\n")) for name in table.names())

@@ -84,6 +84,9 @@ class SqlTable:
     def describe(self) -> str:
         table = self.source.table
         where = table.locator.describe()
+        if table.parts:  # printed over several pages
+            pages = [part.locator.page for part in table.parts]
+            where = f"pages {pages[0]}-{pages[-1]}" + where.removeprefix(f"page {pages[0]}")
         label = f"{Path(self.source.path).name}, {table.name}" + (f" ({where})" if where else "")
         return f"{label}: {table.title}" if table.title else label
 
@@ -109,9 +112,22 @@ class CitedCells:
         return ", ".join(ranges)
 
     def chunk(self) -> Chunk:
-        """The cited cells as a piece of evidence: their header and rows, where they sit."""
+        """The cited cells as a piece of evidence: their header and rows, where they sit.
+
+        Rows of one page of a table printed over several are cited as that page's piece (its
+        name, page and row numbers, as its chunks cite them)."""
         source, table = self.table.source, self.table.source.table
         wanted = set(self.rows)
+        if table.parts:
+            indices = [i for i in range(len(table.rows)) if table.row_number(i) in wanted]
+            ends = [part.first for part in table.parts[1:]] + [len(table.rows)]
+            for part, piece, end in zip(table.parts, table.pieces(), ends, strict=True):
+                if indices and part.first <= indices[0] and indices[-1] < end:
+                    local = tuple(i - part.first + 2 for i in indices)
+                    on_page = SqlTable(
+                        self.table.name, SourceTable(source.source_id, source.path, piece), ()
+                    )
+                    return CitedCells(on_page, local, self.columns).chunk()
         picked = [
             (number, row)
             for index, row in enumerate(table.rows)
@@ -124,6 +140,10 @@ class CitedCells:
         heading = f"{table.name}: {table.title}" if table.title else table.name
         span = (min(wanted), max(wanted)) if wanted else table.locator.rows
         locator = replace(table.locator, rows=span, cells=self.cells())
+        if table.parts:  # rows of several pages: the table from its first page on
+            pages = [part.locator.page for part in table.parts]
+            heading = f"{heading} (pages {pages[0]}-{pages[-1]})"
+            locator = replace(locator, bbox=None)
         key = locator.cells or (f"{span[0]}-{span[1]}" if span else "all")
         return Chunk(
             chunk_id=f"{source.source_id}#{table.name}!{key}",

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from polyrag.index.tables.base import SourceTable
-from polyrag.types import Locator, Table
+from polyrag.types import Locator, Table, TablePart
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -89,6 +89,10 @@ def to_dict(table: Table) -> dict[str, Any]:
         "locator": table.locator.to_dict(),
         "row_numbers": list(table.row_numbers),
         "columns": list(table.columns),
+        "parts": [
+            {"name": part.name, "first": part.first, "locator": part.locator.to_dict()}
+            for part in table.parts
+        ],
     }
 
 
@@ -101,4 +105,8 @@ def from_dict(data: dict[str, Any]) -> Table:
         title=data.get("title", ""),
         row_numbers=tuple(data.get("row_numbers") or ()),
         columns=tuple(data.get("columns") or ()),
+        parts=tuple(
+            TablePart(part["name"], part["first"], Locator.from_dict(part.get("locator") or {}))
+            for part in data.get("parts") or ()
+        ),
     )
