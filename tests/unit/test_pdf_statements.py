@@ -69,8 +69,17 @@ def test_figures_inside_a_label_are_not_its_columns() -> None:
 
 def test_columns_under_columns_stay_text() -> None:
     # 3M's segment table: sales, share and income under each quarter. Three figures per year
-    # would be put under the wrong year, so the lines stay as they were.
-    assert tables("3M_2018_10K.pdf", range(20, 24), 2) == []
+    # would be put under the wrong year, so no statement is read there; the sales change
+    # table on the page is read by its column names instead (parse/pdf_grids.py).
+    (found,) = tables("3M_2018_10K.pdf", range(20, 24), 2)
+    assert found["header"][1:] == (
+        "Organic local- currency sales",
+        "Divestitures",
+        "Translation",
+        "Total sales change",
+    )
+    assert found["caption"] == ("Three months ended December 31, 2018",)
+    assert found["Health Care"] == ("4.8", "—", "(2.4)", "2.4")
 
 
 def test_prose_with_years_is_not_a_statement() -> None:

@@ -34,6 +34,7 @@ from polyrag.errors import (
 )
 from polyrag.parse.base import Document, Layout
 from polyrag.parse.ocr import Ocr, OcrResult
+from polyrag.parse.pdf_grids import with_grids
 from polyrag.parse.pdf_statements import header_part, with_statements
 from polyrag.parse.pdf_tables import PdfTable, PdfTables, with_tables
 from polyrag.parse.protected import WRONG_PASSWORD_HINT
@@ -41,6 +42,7 @@ from polyrag.types import Block, BlockKind, Locator
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\ufffd]")
 _SPACES = re.compile(r"[ \t\u00a0]+")
+_WORD = re.compile(r"[^ \t\u00a0]+")
 _OCR_OFF = "no text layer (scanned PDF) and OCR is turned off"
 _OCR_OFF_HINT = "set parse.ocr.enabled = true"
 _COVERED_CHARS = 20  # text-layer letters over a picture that show its text is already there
@@ -74,6 +76,8 @@ class _Line:
     box: tuple[float, float, float, float] | None  # x0, y0, x1, y1 (PDF points, y up)
     size: float = 0.0  # font size of the line's first character (0: unknown)
     bold: bool = False  # its first character is set in a bold face
+    # Each word with its box, for a short line (a table's row or header may be one).
+    words: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
 
     @property
     def height(self) -> float:
@@ -101,7 +105,7 @@ class PdfParser:
     """Born-digital, scanned and mixed PDFs; pages without a usable text layer are OCR'd."""
 
     media_types = frozenset({"pdf"})
-    version = "7"
+    version = "8"
 
     def __init__(self, ocr: Ocr | None = None) -> None:
         self._ocr = ocr if ocr is not None else Ocr()
@@ -210,9 +214,14 @@ class PdfParser:
                         reading.blocks.append(part.block(number, caption=headings.title))
                         headings.leading = False
                         continue
-                    reading.blocks.extend(
-                        headings.block(number, group) for group in _paragraphs(part)
-                    )
+                    for piece in _grids(part, number, reading):
+                        if isinstance(piece, PdfTable):  # columns of figures, unruled
+                            reading.blocks.append(piece.block(number))
+                            headings.leading = False
+                            continue
+                        reading.blocks.extend(
+                            headings.block(number, group) for group in _paragraphs(piece)
+                        )
             if usable and reading.pictures_left > 0:
                 self._read_pictures(page, pictures, lines, number, reading)
         finally:
@@ -750,7 +759,7 @@ def _is_prose(text: str) -> bool:
 
 def _lines(textpage: pdfium.PdfTextPage) -> list[_Line]:
     text = textpage.get_text_range()
-    aligned = len(text) == textpage.count_chars()  # one Python char per PDFium char
+    at = _char_indices(textpage, text)
     lines: list[_Line] = []
     position = 0
     for raw in text.split("\r\n"):
@@ -759,9 +768,10 @@ def _lines(textpage: pdfium.PdfTextPage) -> list[_Line]:
         if not cleaned:
             continue
         box, size, bold = None, 0.0, False
-        if aligned:
-            first = start + len(raw) - len(raw.lstrip())
-            last = start + len(raw.rstrip()) - 1
+        words: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
+        if at is not None:
+            first = at[start + len(raw) - len(raw.lstrip())]
+            last = at[start + len(raw.rstrip()) - 1]
             try:
                 box = _union(
                     textpage.get_charbox(first, loose=True), textpage.get_charbox(last, loose=True)
@@ -769,8 +779,65 @@ def _lines(textpage: pdfium.PdfTextPage) -> list[_Line]:
             except pdfium.PdfiumError:
                 box = None
             size, bold = _font(textpage, first)
-        lines.append(_Line(cleaned, box, size, bold))
+            if box is not None:
+                words = _words(textpage, raw, [at[start + k] for k in range(len(raw))])
+        lines.append(_Line(cleaned, box, size, bold, words))
     return lines
+
+
+def _char_indices(textpage: pdfium.PdfTextPage, text: str) -> list[int] | None:
+    """PDFium's character index of each character of the page's text, or None when they
+    cannot be matched. The text usually holds one character per PDFium character; some PDFs
+    have characters the text leaves out (control codes between figures), so the two are
+    walked side by side."""
+    count = textpage.count_chars()
+    if len(text) == count:
+        return list(range(count))
+    if len(text) > count:
+        return None
+    at: list[int] = []
+    j = 0
+    for char in text:
+        while j < count and chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, j)) != char:
+            j += 1
+        if j == count:
+            return None
+        at.append(j)
+        j += 1
+    return at
+
+
+# Lines whose words' places are looked up (for tables without rules, parse/pdf_grids.py): up
+# to this many words when they end in a figure, else up to the length of a header line.
+_GRID_LINE_WORDS = 24
+_GRID_NAME_WORDS = 12
+_ENDS_IN_FIGURE = re.compile(r"[\d%)—–-]\s*$")
+
+
+def _words(
+    textpage: pdfium.PdfTextPage, raw: str, at: list[int]
+) -> tuple[tuple[str, tuple[float, float, float, float]], ...]:
+    """A short line's words with their boxes (from their first and last characters); `at`
+    holds PDFium's index of each character of the line."""
+    found = list(_WORD.finditer(raw))
+    if len(found) > _GRID_LINE_WORDS or (
+        len(found) > _GRID_NAME_WORDS and not _ENDS_IN_FIGURE.search(raw)
+    ):
+        return ()  # prose: neither a table's row (it ends in a figure) nor its column names
+    words = []
+    for match in found:
+        text = _CONTROL.sub("", match.group().replace("\ufffe", ""))
+        if not text:
+            continue
+        try:
+            box = _union(
+                textpage.get_charbox(at[match.start()], loose=True),
+                textpage.get_charbox(at[match.end() - 1], loose=True),
+            )
+        except pdfium.PdfiumError:
+            return ()
+        words.append((text, box))
+    return tuple(words)
 
 
 def _statements(lines: list[_Line], page: int, reading: _Reading) -> list[list[_Line] | PdfTable]:
@@ -780,6 +847,16 @@ def _statements(lines: list[_Line], page: int, reading: _Reading) -> list[list[_
         return list(with_statements(lines, text=lambda line: line.text, box=_box))
     except Exception as exc:  # never lose a page to the statement finder
         reading.warnings.append(f"page {page}: statement tables not read ({_reason(exc)})")
+        return [lines]
+
+
+def _grids(lines: list[_Line], page: int, reading: _Reading) -> list[list[_Line] | PdfTable]:
+    """The lines with the unruled tables of figures among them as tables (a help, like
+    `_statements`: should it fail, the lines are read as text, with a warning)."""
+    try:
+        return list(with_grids(lines, text=lambda line: line.text, words=lambda line: line.words))
+    except Exception as exc:  # never lose a page to the grid finder
+        reading.warnings.append(f"page {page}: unruled tables not read ({_reason(exc)})")
         return [lines]
 
 

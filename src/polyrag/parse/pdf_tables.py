@@ -59,6 +59,7 @@ class PdfTable:
     rows: int
     columns: int
     cells: tuple[tuple[str, ...], ...] = ()  # a ruled table's rows, its header first
+    caption: str = ""  # the caption printed with it ("Table 1 Potentiodynamic …"), if known
 
     @property
     def headless(self) -> bool:
@@ -103,8 +104,9 @@ class PdfTable:
         return inside >= _INSIDE * width
 
     def block(self, page: int, caption: str = "") -> Block:
-        """The TABLE block; a caption (a statement's title) goes above the Markdown."""
+        """The TABLE block; its caption (or a statement's title) goes above the Markdown."""
         bbox = tuple(round(value, 1) for value in self.bbox)
+        caption = self.caption or caption
         text = f"{caption}\n{self.markdown}" if caption else self.markdown
         return Block(BlockKind.TABLE, text, Locator(page=page, bbox=bbox))  # type: ignore[arg-type]
 

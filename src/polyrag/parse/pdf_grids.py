@@ -1,0 +1,289 @@
+"""Tables without ruling lines or a header of years: columns of figures under named columns.
+
+Papers and many reports print a table as aligned text: a caption ("Table 1 Potentiodynamic
+polarization data …"), a few header lines naming the columns, each name perhaps wrapped over two
+lines ("Corrosion" over "rate (mm/year)"), then rows of a label and figures ("Natural Questions
+79,168 58,880 8,757 3,610") or of figures alone ("6 0.3233 0.0540 0.8027 5.39E-05 373.180
+0.4318"). PDFium gives loose lines, and a model reading the last one cannot tell which figure
+is the corrosion rate. Here such lines become a table again, from where their words stand:
+
+- **rows**: at least three lines, each ending in the same number (two or more) of figures,
+  every column's figures lined up (their spans share a stretch of the page's width) and clear
+  of the next column; the words before the figures are the row's label. A short line of words
+  alone between rows is a section title ("Single", "Multi") and stays a row without figures.
+- **header**: the short lines just above the rows, each word put under the column its middle
+  stands over (a column reaches halfway to its neighbours); a title over several columns
+  ("Year ended December 31, 2018") names none of them. It ends at a caption, at prose, at a
+  wide gap or at words outside the table's width. Rows with no header word over at least half
+  their figure columns stay text: a grid of unnamed figures tells a model nothing more.
+- **caption**: a line starting "Table 3" (or "TABLE III") right above the header, with the
+  line after it when that continues the caption, goes with the table.
+
+Statements (a header of years) are found before this by pdf_statements.py, ruled tables by
+pdf_tables.py; what they took is not looked at here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from polyrag.parse.pdf_tables import Box, PdfTable
+from polyrag.parse.tables import markdown_table
+
+T = TypeVar("T")
+Word = tuple[str, Box]  # a word and where it stands
+
+MIN_ROWS = 3  # rows with figures a table needs
+MIN_FIGURES = 2  # figures per row
+_HEADER_LINES = 10  # lines above the rows searched for column names
+_HEADER_WORDS = 12  # a longer line is prose, not a header
+_SECTION_WORDS = 5  # a line of words alone between rows, this short, is a section title
+_GAP = 2.5  # line heights between the header and the rows (or two header lines) that end it
+_SPACE = 0.8  # line heights: words closer than this are one column's name
+_ALIGN = 1.0  # points: how far a column's figures may miss a common stretch
+_MARGIN = 12.0  # points beyond the table's width a header word's middle may stand, at least
+# A figure: 1,577  (1,577)  -3.2%  5.39E-05  $5  0.4318, or a dash for none.
+_FIGURE = re.compile(
+    r"^[(\-−–+]?[$€£¥]?\d(?:[\d,]*\d)?(?:\.\d+)?(?:[eE][-+−]?\d+)?%?\)?%?[*†‡]?$|^[—–-]%?$"
+)
+_LEADER = re.compile(r"\s*(?:\.{3,}|…+)\s*")  # dot leaders between a label and its figures
+_CURRENCY = frozenset({"$", "€", "£", "¥", "US$"})
+# A period over a whole table: "Three months ended December 31, 2018", "At December 31, 2019".
+_PERIOD_TITLE = re.compile(
+    r"\b(?:ended|ending)\b.*\b(?:19|20)\d\d\b|"
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}, (?:19|20)\d\d\b",
+    re.IGNORECASE,
+)
+_CAPTION = re.compile(r"^(?:table|tab\.)\s*(?:\d+|[ivxlc]+)\b", re.IGNORECASE)
+
+
+@dataclass
+class _Row:
+    label: list[Word]
+    figures: list[Word]
+
+
+def with_grids(
+    lines: Sequence[T], text: Callable[[T], str], words: Callable[[T], Sequence[Word]]
+) -> Iterator[list[T] | PdfTable]:
+    """The lines in order, with each grid found among them as one PdfTable in its place (its
+    caption and header lines inside it)."""
+    start = i = 0
+    while i < len(lines):
+        found = _grid_at(lines, i, text, words)
+        if found is None:
+            i += 1
+            continue
+        first, end, table = found
+        if start < first:
+            yield list(lines[start:first])
+        yield table
+        start = i = end
+    if start < len(lines):
+        yield list(lines[start:])
+
+
+def _row(words: Sequence[Word]) -> _Row | None:
+    """The line as a label and the figures it ends in, or None without two figures."""
+    kept: list[Word] = []
+    for text, box in words:
+        if text in _CURRENCY:
+            continue
+        if text == "%" and kept and _FIGURE.match(kept[-1][0]):  # "2.5 %": one figure
+            last, last_box = kept[-1]
+            kept[-1] = (last + "%", (last_box[0], last_box[1], box[2], box[3]))
+            continue
+        kept.append((text, box))
+    cut = len(kept)
+    while cut > 0 and _FIGURE.match(kept[cut - 1][0]):
+        cut -= 1
+    if len(kept) - cut < MIN_FIGURES:
+        return None
+    return _Row(list(kept[:cut]), list(kept[cut:]))
+
+
+def _grid_at(
+    lines: Sequence[T], i: int, text: Callable[[T], str], words: Callable[[T], Sequence[Word]]
+) -> tuple[int, int, PdfTable] | None:
+    """(first line, end, table) of a grid whose rows start at line i, or None."""
+    first_row = _row(words(lines[i]))
+    if first_row is None:
+        return None
+    width = len(first_row.figures)
+    rows = [first_row]
+    j = i + 1
+    while j < len(lines):
+        row = _row(words(lines[j]))
+        if row is not None and len(row.figures) == width:
+            rows.append(row)
+            j += 1
+            continue
+        line = words(lines[j])
+        following = _row(words(lines[j + 1])) if j + 1 < len(lines) else None
+        if (  # a section title between rows
+            row is None
+            and 0 < len(line) <= _SECTION_WORDS
+            and following is not None
+            and len(following.figures) == width
+        ):
+            rows.append(_Row(list(line), []))
+            j += 1
+            continue
+        break
+    figured = [row for row in rows if row.figures]
+    if len(figured) < MIN_ROWS:
+        return None
+    spans = _columns(figured, width)
+    if spans is None:
+        return None
+    labelled = any(row.label for row in rows)
+    if labelled and any(w[1][2] > spans[0][0] + _ALIGN for r in figured for w in r.label):
+        return None  # a label running into the figures: not columns
+    header, top, period = _header(lines, i, words, rows, spans, labelled)
+    if header is None:
+        return None
+    caption, first = _caption(lines, top, text)
+    caption = " — ".join(part for part in (caption, period) if part)
+    cells = [
+        [_label(row), *(w[0] for w in row.figures)]
+        if labelled
+        else [w[0] for w in row.figures] or [_label(row)]
+        for row in rows
+    ]
+    columns = len(header)
+    cells = [cell + [""] * (columns - len(cell)) for cell in cells]
+    boxes = [w[1] for row in rows for w in (*row.label, *row.figures)]
+    bbox = (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+    table = PdfTable(markdown_table([header, *cells]), bbox, len(rows) + 1, columns)
+    return first, j, replace(table, caption=caption)
+
+
+def _label(row: _Row) -> str:
+    return _LEADER.sub(" ", " ".join(w[0] for w in row.label)).strip(" .")
+
+
+def _columns(rows: list[_Row], width: int) -> list[tuple[float, float]] | None:
+    """Each figure column's extent, when every column's figures share a stretch of x and the
+    columns stand apart, left to right; else None."""
+    spans = []
+    for k in range(width):
+        boxes = [row.figures[k][1] for row in rows]
+        left, right = max(b[0] for b in boxes), min(b[2] for b in boxes)
+        if left > right + _ALIGN:
+            return None
+        spans.append((min(b[0] for b in boxes), max(b[2] for b in boxes)))
+    if any(spans[k][1] >= spans[k + 1][0] for k in range(width - 1)):
+        return None
+    return spans
+
+
+def _header(
+    lines: Sequence[T],
+    i: int,
+    words: Callable[[T], Sequence[Word]],
+    rows: list[_Row],
+    spans: list[tuple[float, float]],
+    labelled: bool,
+) -> tuple[list[str] | None, int, str]:
+    """The column names above line i, the first line they take and the period printed over
+    them all ("Year ended December 31, 2018"); (None, i, "") when they name fewer than half
+    the figure columns."""
+    label_right = max((w[1][2] for row in rows for w in row.label), default=spans[0][0])
+    edges = [(-1e9, (label_right + spans[0][0]) / 2)] if labelled else []
+    for k, (_x0, x1) in enumerate(spans):
+        left = edges[-1][1] if edges else -1e9
+        right = (x1 + spans[k + 1][0]) / 2 if k + 1 < len(spans) else 1e9
+        edges.append((left, right))
+    # A name may stand out past the figures under it, as far as half the columns' spacing.
+    pitch = (spans[-1][0] - spans[0][0]) / max(len(spans) - 1, 1)
+    margin = max(_MARGIN, pitch / 2)
+    x_min = min([w[1][0] for row in rows for w in row.label] + [spans[0][0]]) - margin
+    x_max = spans[-1][1] + margin
+    rows_top = max(w[1][3] for w in (*rows[0].label, *rows[0].figures))  # y grows upwards
+    reach = rows_top  # the top of the rows and the header lines taken so far
+    height = max(w[1][3] - w[1][1] for w in rows[0].figures) or 10.0
+    taken: list[tuple[float, list[tuple[int, str]]]] = []  # each line's top and its names
+    titles: list[str] = []  # periods printed over the whole table
+    top = i
+    for j in range(i - 1, max(i - 1 - _HEADER_LINES, -1), -1):
+        line = list(words(lines[j]))
+        if not line or len(line) > _HEADER_WORDS or _is_caption(line):
+            break
+        if j > 0 and _is_caption(words(lines[j - 1])) and len(_phrases(line)) == 1:
+            break  # the caption's second line ("Table 1" over "Corrosion data for …")
+        if _row(line) is not None or all(_FIGURE.match(w[0]) for w in line):
+            break  # figures: rows above, not names
+        if any(not x_min <= (w[1][0] + w[1][2]) / 2 <= x_max for w in line):
+            break  # words beside the table: another column of the page
+        # Above the rows and near them; a header's lines may come in any order (PDFium
+        # gives a wrapped name's two lines one after the other, column by column).
+        y0 = min(w[1][1] for w in line)
+        if y0 < rows_top - 1 or y0 - reach > _GAP * height:
+            break
+        phrases = _phrases(line)
+        if len(phrases) == 1 and len(spans) >= 2 and _PERIOD_TITLE.search(phrases[0][0]):
+            titles.insert(0, phrases[0][0])  # the period of the whole table, alone on its line
+            reach = max(reach, max(w[1][3] for w in line))
+            top = j
+            continue
+        placed = [
+            (_column(edges, x0, x1), text)
+            for text, (x0, x1) in phrases
+            if sum(1 for a, b in spans if x0 < b and a < x1) < 2  # not a title over columns
+        ]
+        if labelled and all(k == 0 for k, _text in placed):
+            break  # words over the labels alone: a section title or prose, not column names
+        taken.append((max(w[1][3] for w in line), placed))
+        reach = max(reach, taken[-1][0])
+        top = j
+    named: list[list[str]] = [[] for _ in edges]
+    for _top, placed in sorted(taken, key=lambda found: -found[0]):  # top line first
+        for k, text in placed:
+            named[k].append(_LEADER.sub(" ", text).strip())
+    header = [" ".join(parts) for parts in named]
+    figure_names = header[1:] if labelled else header
+    if 2 * sum(1 for name in figure_names if name) < len(figure_names):
+        return None, i, ""
+    return header, top, " ".join(titles)
+
+
+def _column(edges: list[tuple[float, float]], x0: float, x1: float) -> int:
+    """The column a name from x0 to x1 stands over: the one holding its middle."""
+    middle = (x0 + x1) / 2
+    return next((k for k, (left, right) in enumerate(edges) if left <= middle < right), 0)
+
+
+def _phrases(line: Sequence[Word]) -> list[tuple[str, tuple[float, float]]]:
+    """A header line's words joined where only a space parts them ("concentration (g)"), each
+    phrase with its left and right edge: a name is placed as a whole, by its middle."""
+    phrases: list[tuple[str, tuple[float, float]]] = []
+    for text, box in sorted(line, key=lambda w: w[1][0]):
+        space = _SPACE * (box[3] - box[1])
+        if phrases and box[0] - phrases[-1][1][1] <= space:
+            joined, (x0, _x1) = phrases[-1]
+            phrases[-1] = (f"{joined} {text}", (x0, box[2]))
+        else:
+            phrases.append((text, (box[0], box[2])))
+    return phrases
+
+
+def _caption(lines: Sequence[T], top: int, text: Callable[[T], str]) -> tuple[str, int]:
+    """The caption right above line `top` ("Table 1" alone, or with the line after it) and
+    the first line it takes; ("", top) without one."""
+    for back in (1, 2):
+        j = top - back
+        if j >= 0 and _CAPTION.match(text(lines[j])):
+            return " ".join(text(lines[k]) for k in range(j, top)), j
+    return "", top
+
+
+def _is_caption(line: Sequence[Word]) -> bool:
+    return bool(_CAPTION.match(" ".join(w[0] for w in line[:2])))

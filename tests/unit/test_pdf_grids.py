@@ -1,0 +1,120 @@
+"""Tables without ruling lines or a header of years, found from where their words stand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from polyrag.parse.pdf_grids import with_grids
+from polyrag.parse.pdf_tables import PdfTable
+from polyrag.types import BlockKind
+
+EVAL = Path(__file__).parents[3] / "shared" / "eval"
+Word = tuple[str, tuple[float, float, float, float]]
+
+
+def line(y: float, *cells: tuple[float, str]) -> list[Word]:
+    """A line at height y: each cell's words from x on, 5 points a letter, a space between."""
+    words: list[Word] = []
+    for x, text in cells:
+        for word in text.split():
+            words.append((word, (x, y, x + 5 * len(word), y + 8)))
+            x += 5 * len(word) + 3
+    return words
+
+
+def tables(lines: list[list[Word]]) -> list[PdfTable | list[list[Word]]]:
+    return list(with_grids(lines, text=lambda ws: " ".join(w[0] for w in ws), words=lambda ws: ws))
+
+
+# A paper's table: caption, column names wrapped over two lines (given column by column, as
+# PDFium reads them), rows of figures alone, one of them in scientific notation.
+PAPER = [
+    line(200, (40, "Some prose before the table that runs on for a good while yet.")),
+    line(180, (40, "Table 1")),
+    line(170, (40, "Corrosion data for steel in acid.")),
+    line(150, (40, "Inhibitor")),
+    line(140, (40, "dose (g)")),
+    line(150, (120, "icorr (A/cm2)")),
+    line(150, (200, "Corrosion")),
+    line(140, (200, "rate (mm/year)")),
+    line(120, (40, "0"), (120, "0.0003"), (200, "2.8163")),
+    line(110, (40, "6"), (120, "5.39E-05"), (200, "0.4318")),
+    line(100, (40, "10"), (120, "1.24E-05"), (200, "0.0919")),
+    line(80, (40, "Fig. 4. A figure caption under the table, long enough to be prose.")),
+]
+
+
+def test_a_papers_table_is_named_from_the_words_over_its_columns() -> None:
+    before, table, after = tables(PAPER)
+    assert isinstance(table, PdfTable) and isinstance(before, list) and isinstance(after, list)
+    assert len(before) == 1 and len(after) == 1  # caption and header lines went into the table
+    assert table.caption == "Table 1 Corrosion data for steel in acid."
+    rows = table.markdown.splitlines()
+    assert rows[0] == "| Inhibitor dose (g) | icorr (A/cm2) | Corrosion rate (mm/year) |"
+    assert rows[3] == "| 6 | 5.39E-05 | 0.4318 |"
+    block = table.block(3)
+    assert block.kind is BlockKind.TABLE and block.text.startswith("Table 1 Corrosion data")
+
+
+def test_labelled_rows_with_a_period_over_them_and_dot_leaders() -> None:
+    """A filing's table: labels, dot leaders, '$' apart from its figure, '2.5 %' in two words,
+    and "Year ended December 31, 2018" over all the columns: the table's period, no column's."""
+    found = tables(
+        [
+            line(160, (130, "Year ended December 31, 2018")),
+            line(150, (120, "Organic sales"), (200, "Translation")),
+            line(130, (40, "Industrial ...."), (120, "$ 2.5 %"), (200, "(2.7)%")),
+            line(120, (40, "Health Care ..."), (120, "4.8 %"), (200, "(2.4)%")),
+            line(110, (40, "Section title")),
+            line(100, (40, "Consumer ...."), (120, "1.1 %"), (200, "—%")),
+        ]
+    )
+    (table,) = found
+    assert isinstance(table, PdfTable)
+    assert table.caption == "Year ended December 31, 2018"
+    assert table.markdown.splitlines() == [
+        "|  | Organic sales | Translation |",
+        "| --- | --- | --- |",
+        "| Industrial | 2.5% | (2.7)% |",
+        "| Health Care | 4.8% | (2.4)% |",
+        "| Section title |  |  |",
+        "| Consumer | 1.1% | —% |",
+    ]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # figures that do not line up: prose with numbers, not columns
+        [
+            line(130, (40, "We sold 12 units"), (160, "and 14 more")),
+            line(120, (40, "then 3 and"), (70, "9")),
+            line(110, (40, "about 44 or"), (110, "45")),
+        ],
+        # columns of figures no word above names: a grid says nothing without names
+        [line(y, (40, str(y)), (120, str(y + 1))) for y in (130, 120, 110)],
+        # two rows only
+        [line(150, (120, "A"), (200, "B")), *[line(y, (120, "1"), (200, "2")) for y in (130, 120)]],
+    ],
+)
+def test_lines_that_are_no_table_stay_lines(lines: list[list[Word]]) -> None:
+    assert tables(lines) == [lines]
+
+
+def test_a_corpus_paper_table_becomes_a_table() -> None:
+    """The egg-shell paper's Table 1: PDFium's text leaves out control characters between its
+    figures, so characters are matched to their boxes one by one."""
+    from polyrag.parse.pdf import PdfParser
+
+    path = EVAL / "corpus" / "pdf_tables" / "unstructured__embedded-images-tables.pdf"
+    if not path.is_file():
+        pytest.skip("the shared eval data is absent")
+    document = PdfParser().parse(path.read_bytes(), name=path.name)
+    (table,) = [b for b in document.blocks if b.kind is BlockKind.TABLE]
+    lines = table.text.splitlines()
+    assert lines[0].startswith("Table 1 Potentiodynamic polarization data")
+    assert lines[1].startswith("| Inhibitor concentration (g) | bc (V/dec) |")
+    assert lines[1].endswith("| Polarization resistance (Ω) | Corrosion rate (mm/year) |")
+    assert "| 6 | 0.3233 | 0.0540 | 0.8027 | 5.39E-05 | 373.180 | 0.4318 |" in lines
