@@ -59,8 +59,9 @@ def test_a_papers_table_is_named_from_the_words_over_its_columns() -> None:
 
 
 def test_labelled_rows_with_a_period_over_them_and_dot_leaders() -> None:
-    """A filing's table: labels, dot leaders, '$' apart from its figure, '2.5 %' in two words,
-    and "Year ended December 31, 2018" over all the columns: the table's period, no column's."""
+    """A filing's table: labels, dot leaders, '$' apart from its figure, '2.5 %' in two words, a
+    section title, a label wrapped over two lines, and "Year ended December 31, 2018" over all
+    the columns: the table's period, no column's."""
     found = tables(
         [
             line(160, (130, "Year ended December 31, 2018")),
@@ -69,6 +70,8 @@ def test_labelled_rows_with_a_period_over_them_and_dot_leaders() -> None:
             line(120, (40, "Health Care ..."), (120, "4.8 %"), (200, "(2.4)%")),
             line(110, (40, "Section title")),
             line(100, (40, "Consumer ...."), (120, "1.1 %"), (200, "—%")),
+            line(90, (40, "Net sales by")),
+            line(80, (40, "region ......"), (120, "0.5 %"), (200, "1.0%")),
         ]
     )
     (table,) = found
@@ -81,6 +84,7 @@ def test_labelled_rows_with_a_period_over_them_and_dot_leaders() -> None:
         "| Health Care | 4.8% | (2.4)% |",
         "| Section title |  |  |",
         "| Consumer | 1.1% | —% |",
+        "| Net sales by region | 0.5% | 1.0% |",
     ]
 
 

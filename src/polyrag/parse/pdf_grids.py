@@ -10,7 +10,9 @@ is the corrosion rate. Here such lines become a table again, from where their wo
 - **rows**: at least three lines, each ending in the same number (two or more) of figures,
   every column's figures lined up (their spans share a stretch of the page's width) and clear
   of the next column; the words before the figures are the row's label. A short line of words
-  alone between rows is a section title ("Single", "Multi") and stays a row without figures.
+  alone between rows is a section title ("Single", "Multi") and stays a row without figures,
+  unless the next row's label goes on from it in lower case ("Net cash provided by" over
+  "operating activities 1,234 5,678").
 - **header**: the short lines just above the rows, each word put under the column its middle
   stands over (a column reaches halfway to its neighbours); a title over several columns
   ("Year ended December 31, 2018") names none of them. It ends at a caption, at prose, at a
@@ -118,6 +120,10 @@ def _grid_at(
     while j < len(lines):
         row = _row(words(lines[j]))
         if row is not None and len(row.figures) == width:
+            wrapped = rows[-1] if not rows[-1].figures else None
+            if wrapped is not None and row.label and row.label[0][0][:1].islower():
+                row = _Row(wrapped.label + row.label, row.figures)  # a label over two lines
+                rows.pop()
             rows.append(row)
             j += 1
             continue
