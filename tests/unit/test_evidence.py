@@ -392,3 +392,20 @@ def test_the_best_row_keeps_its_name_and_first_figure_in_a_tight_share() -> None
     question = "What were PetCare's sales in January-June 2023?"
     (shown,) = select_evidence([hit(chunk, 0.9)], question, words, budget=16)
     assert shown.text == "Row 15: Period is January–June 2023, Column 1 is PetCare, Sales is 9373"
+
+
+def test_a_row_is_found_by_the_number_in_its_first_cell() -> None:
+    """A paper's table whose rows are doses (0, 2, … 10 g): "with 6 g" names the row of 6,
+    which its words do not (every row has the same column names) and which one letter is too
+    short to be a content word."""
+    lines = ["| Dose (g) | Corrosion rate (mm/year) |", "| --- | --- |"]
+    lines += [
+        f"| {dose} | {rate} |"
+        for dose, rate in zip(range(0, 12, 2), range(90, 30, -10), strict=True)
+    ]
+    table = Block(BlockKind.TABLE, "Table 1 Corrosion data\n" + "\n".join(lines), Locator(page=2))
+    chunks = chunked(REPORT, [table])
+    rows = [c for c in chunks if "Row " in c.text]
+    question = "What was the corrosion rate with 6 g of inhibitor?"
+    (evidence,) = select_evidence([hit(rows[0], 0.9)], question, words, 40, parents=lookup(chunks))
+    assert "Dose (g) is 6, Corrosion rate (mm/year) is 60" in evidence.text.splitlines()[1]

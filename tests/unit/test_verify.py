@@ -163,3 +163,18 @@ def test_a_figure_may_be_given_in_the_unit_the_table_states() -> None:
     # Another figure in another unit is still withdrawn, and so is a unit the source never states.
     assert verify("It was $796,000 in 2019 [1].", [item(1, table)]).refused
     assert verify("Net revenue was 1,577,000 in 2019 [1].", [item(1, "Net revenue 1,577")]).refused
+
+
+def test_a_reply_about_a_quantity_no_source_writes_is_withdrawn() -> None:
+    """A lookup for 12 g over rows of 0 to 10 g: restating 12 g with another row's figure is
+    no answer; a day of a date is not such a quantity, nor is a computation's operand."""
+    table = item(1, "Row 2: Dose (g) is 10, Corrosion rate (mm/year) is 0.0919")
+    question = "What corrosion rate was measured with 12 g of inhibitor?"
+    reply = "The corrosion rate with 12 g of inhibitor was 0.0919 mm/year [1]."
+    verdict = verify(reply, [table], question=question)
+    assert verdict.refused and verdict.reason == NOT_SUPPORTED
+    reply_10 = reply.replace("12 g", "10 g")
+    assert not verify(reply_10, [table], question=question.replace("12", "10")).refused
+    assets = item(1, "Total assets — 2019: 5,000")
+    dated = "Total assets at 31 December 2019 were 5,000 [1]."
+    assert not verify(dated, [assets], question="Total assets at 31 December 2019?").refused

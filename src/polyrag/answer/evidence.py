@@ -76,6 +76,30 @@ def content_words(text: str) -> set[str]:
     return {w for w in words if len(w) > 1 and w not in _STOP}
 
 
+# A number standing alone in a question ("with 6 g", "in 2019"), not inside a name ("top-20").
+_NAMED_NUMBER = re.compile(r"(?<![\w.,/-])\d+(?:[.,]\d+)*(?![\w/-]|[.,]\d)")
+
+
+def named_numbers(question: str) -> set[str]:
+    """The numbers a question names, as keys ("#6") that match a table row whose first cell
+    holds that number: a row of "6 g" of inhibitor is named by "6", which content words
+    drop (one letter) and which every other row's figures do not tell apart."""
+    return {"#" + n.replace(",", "") for n in _NAMED_NUMBER.findall(question)}
+
+
+def row_key(line: str) -> set[str]:
+    """The number in a table row's first cell as a key ("#6"), for a row sentence or a
+    Markdown row; none when that cell holds words."""
+    row = read_row_sentence(line)
+    if row is not None:
+        first = row.figures.split(", ", 1)[0].partition(" is ")[2] if not row.labelled else ""
+    elif line.startswith("|"):
+        first = line.strip("|").split("|", 1)[0].strip()
+    else:
+        return set()
+    return {"#" + first.replace(",", "")} if _NAMED_NUMBER.fullmatch(first) else set()
+
+
 def stems(text: str, letters: int = 5, *, numbers: bool = True) -> set[str]:
     """The content words cut to their first `letters` letters, a stem crude enough to let
     "decreased" meet "decreasing"; without `numbers`, words that are digits are left out."""
@@ -137,7 +161,7 @@ def select_evidence(
     """
     chosen: list[Evidence] = []
     left = budget
-    terms = content_words(question)
+    terms = content_words(question) | named_numbers(question)
     candidates: list[Hit] = []
     floor = min_relative_score * max((hit.score for hit in hits), default=0.0)
     for hit in hits:  # the same passage in two files (a CSV and its XLSX) is shown once
@@ -304,7 +328,7 @@ def _row_words(sentence: str) -> set[str]:
     row = read_row_sentence(sentence)
     if row is None or not _HAS_FIGURE.search(row.figures):
         return set()
-    return content_words(row.label)
+    return content_words(row.label) | row_key(sentence)
 
 
 _SEPARATOR_LINE = re.compile(r"^\|?\s*:?-{3,}")
@@ -314,7 +338,8 @@ def rows_first(text: str, terms: set[str]) -> str:
     """A table's rows that name what the question names come first, after its title and
     header, and in each row sentence the figures under the columns the question names: a
     small model takes the first matching row, and the first matching figure, it reads."""
-    lines = [figures_first(line, terms) for line in text.split("\n")]
+    original = text.split("\n")
+    lines = [figures_first(line, terms) for line in original]
     rows = [i for i, line in enumerate(lines) if _ROW_LINE.match(line)]
     if len(rows) < 3:
         return "\n".join(lines)
@@ -324,7 +349,7 @@ def rows_first(text: str, terms: set[str]) -> str:
         if head_end < len(lines) and _SEPARATOR_LINE.match(lines[head_end]):
             head_end += 1
     body = [i for i in rows if i >= head_end]
-    scored = [(len(terms & content_words(lines[i])), i) for i in body]
+    scored = [(len(terms & (content_words(lines[i]) | row_key(original[i]))), i) for i in body]
     if not any(score for score, _ in scored) or all(score for score, _ in scored):
         return "\n".join(lines)
     ordered = sorted(scored, key=lambda pair: -pair[0])
@@ -351,7 +376,7 @@ def _best_rows(text: str, terms: set[str], count_tokens: Callable[[str], int], b
     lines = text.split("\n")
     head = _markdown_head(text)
     left = budget - count_tokens("\n".join(lines[:head]))
-    words = {i: content_words(lines[i]) for i in range(head, len(lines))}
+    words = {i: content_words(lines[i]) | row_key(lines[i]) for i in range(head, len(lines))}
     shared = {i: len(terms & words[i]) for i in words}
     # Among rows sharing as many words, the one the question says most fully comes first:
     # "operating profit" is the row "Operating profit" before "Trading operating profit".

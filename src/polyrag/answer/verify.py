@@ -28,7 +28,7 @@ from polyrag.answer.citations import (
     strip_markers,
     word_support,
 )
-from polyrag.answer.evidence import Evidence, content_words
+from polyrag.answer.evidence import Evidence, content_words, named_numbers
 from polyrag.answer.numbers import IN_TEXT, parse_number, show
 from polyrag.chunk.sentences import sentence_spans
 from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, REFUSAL, Chunk, Citation
@@ -102,6 +102,17 @@ def verify(
     unseen = [
         year for year in asked_years if not any(year.search(t) for t in [*everything, *headed])
     ]
+    # Likewise a quantity a lookup names ("with 12 g of inhibitor") over rows of 0 to 10 g: a
+    # reply restating it answers for something the sources do not have.
+    unnamed = (
+        []
+        if arithmetic
+        else [
+            value
+            for value in _asked_values(question)
+            if value not in set(_numbers([*everything, *headed]))
+        ]
+    )
     kept: list[str] = []
     gaps: list[str] = []
     withdrawn: list[str] = []
@@ -114,7 +125,9 @@ def verify(
             continue
         if not written and not claims(sentence):
             continue  # talk about the sources ("This can be found in [1].") states nothing
-        if any(year.search(sentence) for year in unseen):
+        if any(year.search(sentence) for year in unseen) or any(
+            value in unnamed for value, _ in written
+        ):
             withdrawn.append(sentence)
             claims_withdrawn = True
             continue
@@ -263,6 +276,24 @@ def _numbers_of(sentence: str) -> list[tuple[float, int]]:
         digits = raw.rstrip("%)").split(".")
         out.append((value, len(digits[1]) if len(digits) == 2 else 0))
     return out
+
+
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DAY_OF_MONTH = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTHS}|\b{_MONTHS}\s+\d{{1,2}}\b", re.IGNORECASE
+)
+
+
+def _asked_values(question: str) -> list[float]:
+    """The numbers standing alone in a question, years and days of a date ("31 December")
+    left out: a year has its own check, and a date's day is often written otherwise."""
+    values = []
+    for key in named_numbers(_DAY_OF_MONTH.sub(" ", question)):
+        number = key[1:]
+        value = parse_number(number)
+        if value is not None and not _YEAR.fullmatch(number):
+            values.append(value)
+    return values
 
 
 def _numbers(texts: Sequence[str]) -> list[float]:
