@@ -178,3 +178,18 @@ def test_a_reply_about_a_quantity_no_source_writes_is_withdrawn() -> None:
     assets = item(1, "Total assets — 2019: 5,000")
     dated = "Total assets at 31 December 2019 were 5,000 [1]."
     assert not verify(dated, [assets], question="Total assets at 31 December 2019?").refused
+
+
+def test_a_sum_the_reply_writes_out_supports_its_result() -> None:
+    """Asked as a lookup, the model adds three cited figures and shows it: the result stands
+    when the terms are the sources' and the sum is right, and is withdrawn when it is not."""
+    table = item(
+        1, "Row 2: Food is Leaves, Calories is 50 | Row 3: Food is Berries, Calories is 150"
+    )
+    grain = item(2, "Row 4: Food is Grain, Calories is 200")
+    reply = "50 calories from leaves + 150 calories from berries + 200 calories from grain = 400"
+    verdict = verify(reply + " calories [1][2].", [table, grain])
+    assert not verdict.refused and "50 + 150 + 200 = 400" in verdict.computed
+    assert verify(reply.replace("400", "450") + " calories [1][2].", [table, grain]).refused
+    difference = verify("739 - 6 = 733 [1].", [item(1, "Apples 739, Bananas 6")])
+    assert not difference.refused and difference.computed == ("739 − 6 = 733",)

@@ -29,7 +29,7 @@ from polyrag.answer.citations import (
     word_support,
 )
 from polyrag.answer.evidence import Evidence, content_words, named_numbers
-from polyrag.answer.numbers import IN_TEXT, parse_number, show
+from polyrag.answer.numbers import IN_TEXT, parse_number, same_number, show
 from polyrag.chunk.sentences import sentence_spans
 from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, REFUSAL, Chunk, Citation
 
@@ -133,6 +133,12 @@ def verify(
             continue
         # "$795,000" for 795 of a table "in thousands": the same quantity in another unit.
         rescaled = [*known, *_rescaled(known, cited_text, sentence)]
+        # A sum the reply writes out ("50 + 150 + 200 = 400"), its terms the sources' numbers
+        # and its result right, supports its result whether or not a computation was asked.
+        written_out = _written_sum(sentence, rescaled)
+        if written_out is not None:
+            rescaled.append(written_out[0])
+            computed.append(written_out[1])
         explained = [_explain(value, places, rescaled, arithmetic) for value, places in written]
         if all(note is not None for note in explained) and (
             word_support(sentence, cited_text, asked) >= MIN_SUPPORT
@@ -276,6 +282,43 @@ def _numbers_of(sentence: str) -> list[tuple[float, int]]:
         digits = raw.rstrip("%)").split(".")
         out.append((value, len(digits[1]) if len(digits) == 2 else 0))
     return out
+
+
+_SUM_PART = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)|\s([+−-])\s")
+
+
+def _written_sum(sentence: str, known: Sequence[float]) -> tuple[float, str] | None:
+    """(result, formula) when the sentence writes out a sum or difference of known numbers
+    and its right result ("50 calories from leaves + 150 … = 400 calories"); else None."""
+    left, equals, right = MARKER.sub(" ", sentence).partition("=")
+    if not equals or "=" in right:
+        return None
+    parts = [(m.group(1), m.group(2)) for m in _SUM_PART.finditer(f" {left} ")]
+    terms = [parse_number(number) for number, _ in parts if number]
+    signs = [sign for _, sign in parts if sign]
+    result = next((parse_number(m.group(0)) for m in IN_TEXT.finditer(right)), None)
+    kinds = [bool(number) for number, _ in parts]
+    alternating = kinds == [i % 2 == 0 for i in range(len(kinds))]
+    if result is None or len(terms) < 2 or not alternating or None in terms:
+        return None
+    values = [float(t) for t in terms if t is not None]
+    if not all(any(same_number(k, v) for k in known) for v in values):
+        return None
+    total = values[0]
+    for sign, value in zip(signs, values[1:], strict=True):
+        total = total + value if sign == "+" else total - value
+    if not same_number(total, result, 1e-4):
+        return None
+    formula = " ".join(
+        [
+            show(values[0]),
+            *(
+                f"{'+' if s == '+' else '−'} {show(v)}"
+                for s, v in zip(signs, values[1:], strict=True)
+            ),
+        ]
+    )
+    return result, f"{formula} = {show(result)}"
 
 
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
