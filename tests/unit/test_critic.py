@@ -115,6 +115,17 @@ def test_which_year_wants_a_year_not_a_figure() -> None:
     assert review("In which year were the most ducks counted?", year, []).verdict == "accept"
 
 
+def test_which_one_wants_the_column_the_question_names_not_a_neighbour() -> None:
+    question = "At which inhibitor concentration was the polarization resistance highest?"
+    pick = "FROM table_1 WHERE polarization_resistance = (SELECT MAX(polarization_resistance) FROM table_1)"
+    neighbour = sql(f"SELECT bc_v_dec {pick}", "bc_v_dec = 0.32")
+    assert review(question, neighbour, []).verdict == "repair"
+    named = sql(f"SELECT inhibitor_concentration_g {pick}", "inhibitor_concentration_g = 6")
+    assert review(question, named, []).verdict == "accept"
+    ordered = sql("SELECT team FROM cups ORDER BY stanley_cups DESC LIMIT 1", "team = Canadiens")
+    assert review("Which team has won the most Stanley Cups?", ordered, []).verdict == "accept"
+
+
 def test_filters_on_values_the_question_never_names_are_dropped() -> None:
     question = "What is the sum of col-4 in the first table of Sheet2?"
     query = "SELECT SUM(col_4) FROM sheet2 WHERE col_1 LIKE '2' AND col_2 = 4"

@@ -59,6 +59,15 @@ _WHICH_PERIOD = re.compile(
     r"\b(?:which|what) (?:year|period|quarter|month|fiscal year)\b|\bin which (?:year|period)\b",
     re.IGNORECASE,
 )
+# Columns that name rows whatever they hold: a statement's labels, a view's periods, a
+# headerless first column.
+_ROW_NAMES = frozenset({"label", "period", "name", "item", "column", "col"})
+# "Which team won most", "At which dose was the rate highest", "What region had the lowest …"
+_WHICH_ONE = re.compile(
+    r"\b(?:which|what)\b.*\b(?:highest|lowest|largest|smallest|most|least|maximum|minimum|"
+    r"biggest|greatest|best|worst|top)\b",
+    re.IGNORECASE,
+)
 _YEAR_VALUE = re.compile(r"= (?:FY ?)?(?:19|20)\d\d\b|= (?:Q[1-4]|[A-Za-z]{3,})", re.IGNORECASE)
 
 
@@ -112,6 +121,13 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
             "repair",
             "the question asks which year or period: select the period itself (a *_by_period "
             "view has one row per label and period), not a figure",
+        )
+    picked = _picked_unnamed(question, query)
+    if picked:
+        return Review(
+            "repair",
+            f"the question asks which one has the extreme value: select the column naming "
+            f"what it asks for (words of the question), not {picked}",
         )
     totals = _total_rows(outcome)
     if totals and _SUM.search(query):
@@ -307,6 +323,29 @@ def _read_table(select: exp.Select) -> exp.Table | None:
     """The one table a SELECT reads FROM (sqlglot names the key `from_` or `from`)."""
     source = select.args.get("from_") or select.args.get("from")
     return source.this if source is not None and isinstance(source.this, exp.Table) else None
+
+
+def _picked_unnamed(question: str, query: str) -> str:
+    """For "At which concentration was the resistance highest?" answered by one row picked by
+    its largest (or smallest) measure: the columns it shows, when none but the measure is one
+    the question names ("bc_v_dec", a neighbour of the concentration column); else ""."""
+    if not _WHICH_ONE.search(question) or _WHICH_PERIOD.search(question):
+        return ""
+    tree = _parsed(query)
+    if not isinstance(tree, exp.Select):
+        return ""
+    measure, _largest = _largest_of(tree)
+    if measure is None:
+        return ""
+    named = _named_words(question)
+    shown = [e.alias_or_name for e in tree.expressions]
+    others = [name for name in shown if name != measure.name]
+    if not others or any(
+        set(_TOKEN.findall(name.lower().replace("_", " "))) & (named | _ROW_NAMES)
+        for name in others
+    ):
+        return ""
+    return ", ".join(others)
 
 
 def _largest_of(tree: exp.Select) -> tuple[exp.Column | None, bool]:
