@@ -260,3 +260,21 @@ def test_a_table_over_pages_is_summed_whole_and_cited_by_page() -> None:
         assert chunk.text.startswith("Table 2\n") and "| Acme | 12 |" in chunk.text
     finally:
         db.close()
+
+
+def test_a_papers_units_are_no_periods_and_its_scientific_figures_are_numbers() -> None:
+    """'bc (V/dec)' is volts per decade, not December: no view by period. '5.39E-05' is a
+    number a query can compare."""
+    paper = Table(
+        header=("Dose (g)", "bc (V/dec)", "icorr (A/cm2)", "Resistance"),
+        rows=(("0", "0.0335", "0.0003", "24.09"), ("6", "0.3233", "5.39E-05", "373.18")),
+        locator=Locator(page=1),
+        name="Table 1",
+    )
+    db = TableDatabase([SourceTable("s1", "/docs/paper.pdf", paper)])
+    try:
+        assert "VIEW" not in db.schema() and "icorr_a_cm2 NUMBER" in db.schema()
+        found = db.run("SELECT dose_g FROM table_1 WHERE icorr_a_cm2 < 0.0001")
+        assert found.text() == "dose_g = 6"
+    finally:
+        db.close()

@@ -6,7 +6,7 @@ import re
 
 _NUMBER = re.compile(
     r"^(?P<open>\()?\s*(?P<sign>[-+−–])?\s*(?:US\$|[$€£¥])?\s*(?P<sign2>[-+−])?\s*"
-    r"(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)\s*"
+    r"(?P<digits>(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][-+−]?\d+)?)\s*"
     r"(?P<unit>%|[kKmMbB]n?|million|billion|thousand)?\s*(?P<close>\))?$"
 )
 _DASHES = frozenset({"-", "—", "–", "−", ""})
@@ -18,7 +18,8 @@ def parse_number(text: str) -> float | None:
     """The value of a cell or a number in the evidence, or None when it is not one number.
 
     Parentheses around an amount make it negative (accounting style); a unit word or letter is
-    dropped ("4.1 M" → 4.1), and so is a percent sign ("12.5%" → 12.5).
+    dropped ("4.1 M" → 4.1), and so is a percent sign ("12.5%" → 12.5); a paper's "5.39E-05" is
+    read in scientific notation.
     """
     cleaned = " ".join(text.replace("\u00a0", " ").split())
     match = _NUMBER.match(cleaned)
@@ -26,7 +27,7 @@ def parse_number(text: str) -> float | None:
         return None
     if bool(match["open"]) != bool(match["close"]):
         return None
-    value = float(match["digits"].replace(",", ""))
+    value = float(match["digits"].replace(",", "").replace("−", "-"))  # "5.39E−05" too
     negative = (match["sign"] or match["sign2"] or "") in ("-", "−", "–") or bool(match["open"])
     return -value if negative else value
 

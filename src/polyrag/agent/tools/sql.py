@@ -457,9 +457,9 @@ def _arrow(source_table: SourceTable, columns: Sequence[SqlColumn]) -> pa.Table:
     return pa.table(data)
 
 
-_PERIOD = re.compile(
-    r"\b(?:19|20)\d\d\b|\b(?:FY|Q[1-4]|H[12])\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
-    r"nov|dec)[a-z]*\b",
+_PERIOD = re.compile(  # a month stands alone: "V/dec" (volts per decade) is no December
+    r"\b(?:19|20)\d\d\b|\b(?:FY|Q[1-4]|H[12])\b|(?<![/\w])(?:jan|feb|mar|apr|may|jun|jul|aug|"
+    r"sep|oct|nov|dec)[a-z]*\b(?!/)",
     re.IGNORECASE,
 )
 
