@@ -278,3 +278,15 @@ def test_a_papers_units_are_no_periods_and_its_scientific_figures_are_numbers() 
         assert found.text() == "dose_g = 6"
     finally:
         db.close()
+
+
+def test_the_row_of_the_largest_value_is_cited_alone(database: TableDatabase) -> None:
+    """The result rests on the row picked; all six rows shown with it led the model to read
+    the first one."""
+    result = database.run(
+        "SELECT year FROM duck_observations WHERE freshwater_ducks = "
+        "(SELECT MAX(freshwater_ducks) FROM duck_observations WHERE year <> 'Total')"
+    )
+    assert result.text() == "year = 2022"
+    (cited,) = result.cited
+    assert cited.rows == (8,) and "| 2022 | 170 |" in cited.chunk().text

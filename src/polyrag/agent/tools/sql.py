@@ -351,11 +351,16 @@ class TableDatabase:
         """The cells the result rests on (see the module's docstring).
 
         Each SELECT that reads one listed table, without a join, contributes the rows its WHERE
-        keeps; a table read any other way contributes all its rows.
+        keeps; a table read any other way contributes all its rows. A largest or smallest value
+        a condition compares with (`WHERE m = (SELECT MAX(m) FROM t)`) contributes none: the
+        answer is the row picked, and every other row shown with it only invites reading the
+        first one.
         """
         rows: dict[str, set[int]] = {}
         whole: set[str] = set()
         for select in tree.find_all(exp.Select):
+            if _extreme_in_condition(select):
+                continue  # "m = (SELECT MAX(m) …)": the row it picks is what the result rests on
             read = [t for t in select.find_all(exp.Table) if t.find_ancestor(exp.Select) is select]
             names = {t.name for t in read if t.name in self._by_name or t.name in self._views}
             if not names:
@@ -399,6 +404,20 @@ class TableDatabase:
             f'SELECT "{ROW_COLUMN}" FROM "{name}"{condition} ORDER BY 1', limit=None
         )
         return [int(row[0]) for row in found]
+
+
+def _extreme_in_condition(select: exp.Select) -> bool:
+    """Whether this SELECT is a MAX or MIN inside another SELECT's WHERE, without grouping."""
+    where = select.find_ancestor(exp.Where)
+    return (
+        where is not None
+        and select.parent_select is not None
+        and not select.args.get("group")
+        and any(
+            isinstance(e, exp.Max | exp.Min) or isinstance(e.unalias(), exp.Max | exp.Min)
+            for e in select.expressions
+        )
+    )
 
 
 def _columns(source_table: SourceTable) -> tuple[SqlColumn, ...]:
