@@ -117,7 +117,10 @@ def test_which_year_wants_a_year_not_a_figure() -> None:
 
 def test_which_one_wants_the_column_the_question_names_not_a_neighbour() -> None:
     question = "At which inhibitor concentration was the polarization resistance highest?"
-    pick = "FROM table_1 WHERE polarization_resistance = (SELECT MAX(polarization_resistance) FROM table_1)"
+    pick = (
+        "FROM table_1 WHERE polarization_resistance = "
+        "(SELECT MAX(polarization_resistance) FROM table_1)"
+    )
     neighbour = sql(f"SELECT bc_v_dec {pick}", "bc_v_dec = 0.32")
     assert review(question, neighbour, []).verdict == "repair"
     named = sql(f"SELECT inhibitor_concentration_g {pick}", "inhibitor_concentration_g = 6")
