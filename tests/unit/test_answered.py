@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -229,3 +230,32 @@ def test_the_agent_weighs_a_lookup_that_rests_on_one_document(
     assert answer.model_calls == trace.model_calls  # type: ignore[attr-defined]
     if refused:
         assert answer.refusal_reason == NOT_ANSWERED  # type: ignore[attr-defined]
+
+
+def test_a_lookup_from_table_rows_the_question_names_none_of_is_refused(tmp_path: Path) -> None:
+    """ "How common is headache?" over the row of another reaction: the model restated the
+    question with that row's figure. Checked by code, without a model call; a row named by
+    its word or its number ("with 6 g"), and a reply listing rows, stand."""
+    from polyrag.types import Chunk, Locator, Modality
+
+    steps = Steps(WordRetriever(), FallbackChain([Replies([])]), Settings(home=tmp_path))
+    row = "Row 31: System organ class is Gamma-glutamyltransferase increased, VTEt is Common"
+    chunk = Chunk("t1", "s1", "/docs/leaflet.pdf", row, Locator(page=1), Modality.TABLE)
+    evidence = [Evidence(1, chunk, row)]
+    verdict = Verdict(
+        "Headache is Common in DVT patients [1].", False, "answered", (Citation(1, chunk),)
+    )
+    trace = Trace(lambda _event: None)
+    refused = steps.answered("How common is headache in DVT patients?", verdict, evidence, trace)
+    assert refused.refused and refused.reason == NOT_ANSWERED
+    assert "none the question names (Gamma-glutamyltransferase increased)" in checked(trace)[0]
+    named = "How common is gamma-glutamyltransferase increased in DVT patients?"
+    assert steps.answered(named, verdict, evidence, trace) == verdict
+    listed = Verdict(
+        "Gamma-glutamyltransferase increased [1].", False, "answered", verdict.citations
+    )
+    assert steps.answered("Which reaction is listed?", listed, evidence, trace) == listed
+    dose = "Row 5: Dose (g) is 6, Corrosion rate (mm/year) is 0.4318"
+    doses = [Evidence(1, replace(chunk, text=dose), dose)]
+    rate = Verdict("0.4318 mm/year [1].", False, "answered", verdict.citations)
+    assert steps.answered("What was the corrosion rate with 6 g?", rate, doses, trace) == rate

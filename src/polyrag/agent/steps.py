@@ -13,7 +13,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from polyrag.agent.trace import Trace, now
-from polyrag.answer.evidence import Evidence, ParentLookup, label, select_evidence, title
+from polyrag.answer.evidence import (
+    Evidence,
+    ParentLookup,
+    content_words,
+    label,
+    named_numbers,
+    row_key,
+    row_name,
+    select_evidence,
+    title,
+)
 from polyrag.answer.gate import best_similarity, gate
 from polyrag.answer.generate import Generator, Turn
 from polyrag.answer.guard import screen_answer, screen_passage
@@ -274,6 +284,16 @@ class Steps:
         prose = all(
             not item.derived and item.chunk.modality is not Modality.TABLE for item in cited
         )
+        unnamed = unnamed_rows(question, cited)
+        listed = any(content_words(name) <= content_words(verdict.text) for name in unnamed)
+        if unnamed and not listed and not verdict.computed and not verdict.refused:
+            trace.add(
+                "answered",
+                f"refused: the cited rows are none the question names ({'; '.join(unnamed[:3])})",
+                {"rows": unnamed[:10]},
+                now(),
+            )
+            return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
         if (
             not threshold
             or not cited
@@ -317,6 +337,29 @@ class Steps:
         if not refused:
             return verdict
         return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
+
+
+def unnamed_rows(question: str, cited: Sequence[Evidence]) -> list[str]:
+    """The names of the table rows a looked-up answer cites, when it cites only rows and the
+    question names none of them ("How common is headache …?" answered from the row of
+    "Gamma-glutamyltransferase increased"); [] otherwise. A row is named by a word of its
+    first cell, or by the number standing there ("6 g" for the row of 6). A reply that names
+    a row itself lists rows ("Which segments are reported?"): the caller lets it stand."""
+    if not cited or any(
+        item.derived or item.chunk.modality is not Modality.TABLE for item in cited
+    ):
+        return []
+    asked = content_words(question) | named_numbers(question)
+    names: list[str] = []
+    for item in cited:
+        for line in item.text.split("\n"):
+            name = row_name(line)
+            if name is None:
+                continue
+            if asked & (content_words(name) | row_key(line)):
+                return []
+            names.append(name)
+    return names
 
 
 YES_NO = re.compile(  # a question answered yes or no (shared with the agent graph)

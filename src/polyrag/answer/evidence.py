@@ -87,17 +87,25 @@ def named_numbers(question: str) -> set[str]:
     return {"#" + n.replace(",", "") for n in _NAMED_NUMBER.findall(question)}
 
 
+def row_name(line: str) -> str | None:
+    """What names a table row: a row sentence's label, or its first cell's value when it has
+    no label ("Dose (g) is 6, …" → "6"), or a Markdown row's first cell; None for any other
+    line (a header, a separator, a title)."""
+    row = read_row_sentence(line)
+    if row is not None:
+        return row.label if row.labelled else row.figures.split(", ", 1)[0].partition(" is ")[2]
+    if line.startswith("|") and not _SEPARATOR_LINE.match(line):
+        return line.strip().strip("|").split("|", 1)[0].strip()
+    return None
+
+
 def row_key(line: str) -> set[str]:
     """The number in a table row's first cell as a key ("#6"), for a row sentence or a
     Markdown row; none when that cell holds words."""
-    row = read_row_sentence(line)
-    if row is not None:
-        first = row.figures.split(", ", 1)[0].partition(" is ")[2] if not row.labelled else ""
-    elif line.startswith("|"):
-        first = line.strip("|").split("|", 1)[0].strip()
-    else:
+    first = row_name(line)
+    if first is None or not _NAMED_NUMBER.fullmatch(first):
         return set()
-    return {"#" + first.replace(",", "")} if _NAMED_NUMBER.fullmatch(first) else set()
+    return {"#" + first.replace(",", "")}
 
 
 def stems(text: str, letters: int = 5, *, numbers: bool = True) -> set[str]:
