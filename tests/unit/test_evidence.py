@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from polyrag.answer.evidence import content_words, figures_first, render, select_evidence
+from polyrag.answer.evidence import (
+    content_words,
+    figures_first,
+    named_numbers,
+    render,
+    select_evidence,
+)
 from polyrag.chunk.chunker import Chunker
 from polyrag.settings import ChunkSettings
 from polyrag.types import Block, BlockKind, Chunk, Hit, Locator, Modality, Source
@@ -409,3 +415,11 @@ def test_a_row_is_found_by_the_number_in_its_first_cell() -> None:
     question = "What was the corrosion rate with 6 g of inhibitor?"
     (evidence,) = select_evidence([hit(rows[0], 0.9)], question, words, 40, parents=lookup(chunks))
     assert "Dose (g) is 6, Corrosion rate (mm/year) is 60" in evidence.text.splitlines()[1]
+
+
+def test_no_names_the_row_of_zero() -> None:
+    assert named_numbers("By what percentage did it fall from no inhibitor to 10 g?") == {
+        "#10",
+        "#0",
+    }
+    assert named_numbers("What changed without 10 g?", none=False) == {"#10"}

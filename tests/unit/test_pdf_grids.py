@@ -122,3 +122,21 @@ def test_a_corpus_paper_table_becomes_a_table() -> None:
     assert lines[1].startswith("| Inhibitor concentration (g) | bc (V/dec) |")
     assert lines[1].endswith("| Polarization resistance (Ω) | Corrosion rate (mm/year) |")
     assert "| 6 | 0.3233 | 0.0540 | 0.8027 | 5.39E-05 | 373.180 | 0.4318 |" in lines
+
+
+def test_a_caption_under_the_rows_goes_with_the_table() -> None:
+    rows = [
+        line(y, (40, name), (120, str(y)), (200, str(y + 1)))
+        for y, name in ((130, "NQ"), (120, "TriviaQA"), (110, "SQuAD"))
+    ]
+    found = tables(
+        [
+            line(150, (40, "Dataset"), (120, "Train"), (200, "Test")),
+            *rows,
+            line(95, (40, "Table 1: Number of questions in each QA dataset.")),
+            line(85, (40, "Prose after the caption goes on as text, as it did before.")),
+        ]
+    )
+    table, after = found
+    assert isinstance(table, PdfTable) and table.caption.startswith("Table 1: Number of questions")
+    assert table.markdown.splitlines()[0] == "| Dataset | Train | Test |" and len(after) == 1

@@ -80,11 +80,18 @@ def content_words(text: str) -> set[str]:
 _NAMED_NUMBER = re.compile(r"(?<![\w.,/-])\d+(?:[.,]\d+)*(?![\w/-]|[.,]\d)")
 
 
-def named_numbers(question: str) -> set[str]:
+_NONE = re.compile(r"\b(?:no|without|zero)\b", re.IGNORECASE)
+
+
+def named_numbers(question: str, *, none: bool = True) -> set[str]:
     """The numbers a question names, as keys ("#6") that match a table row whose first cell
     holds that number: a row of "6 g" of inhibitor is named by "6", which content words
-    drop (one letter) and which every other row's figures do not tell apart."""
-    return {"#" + n.replace(",", "") for n in _NAMED_NUMBER.findall(question)}
+    drop (one letter) and which every other row's figures do not tell apart. "No" or
+    "without" names the row of 0 ("from no inhibitor to 10 g"), unless `none` is off."""
+    keys = {"#" + n.replace(",", "") for n in _NAMED_NUMBER.findall(question)}
+    if none and _NONE.search(question):  # "from no inhibitor to 10 g": the row of 0
+        keys.add("#0")
+    return keys
 
 
 def row_name(line: str) -> str | None:

@@ -331,7 +331,7 @@ def _asked_values(question: str) -> list[float]:
     """The numbers standing alone in a question, years and days of a date ("31 December")
     left out: a year has its own check, and a date's day is often written otherwise."""
     values = []
-    for key in named_numbers(_DAY_OF_MONTH.sub(" ", question)):
+    for key in named_numbers(_DAY_OF_MONTH.sub(" ", question), none=False):
         number = key[1:]
         value = parse_number(number)
         if value is not None and not _YEAR.fullmatch(number):

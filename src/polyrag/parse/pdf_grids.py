@@ -19,7 +19,8 @@ is the corrosion rate. Here such lines become a table again, from where their wo
   wide gap or at words outside the table's width. Rows with no header word over at least half
   their figure columns stay text: a grid of unnamed figures tells a model nothing more.
 - **caption**: a line starting "Table 3" (or "TABLE III") right above the header, with the
-  line after it when that continues the caption, goes with the table.
+  line after it when that continues the caption, goes with the table; without one, such a
+  line right under the rows (papers often caption below).
 
 Statements (a header of years) are found before this by pdf_statements.py, ruled tables by
 pdf_tables.py; what they took is not looked at here.
@@ -152,6 +153,8 @@ def _grid_at(
     if header is None:
         return None
     caption, first = _caption(lines, top, text)
+    if not caption and j < len(lines) and _CAPTION.match(text(lines[j])):
+        caption, j = text(lines[j]), j + 1  # a paper's caption under its table
     caption = " — ".join(part for part in (caption, period) if part)
     cells = [
         [_label(row), *(w[0] for w in row.figures)]
