@@ -193,3 +193,21 @@ def test_a_sum_the_reply_writes_out_supports_its_result() -> None:
     assert verify(reply.replace("400", "450") + " calories [1][2].", [table, grain]).refused
     difference = verify("739 - 6 = 733 [1].", [item(1, "Apples 739, Bananas 6")])
     assert not difference.refused and difference.computed == ("739 − 6 = 733",)
+
+
+def test_a_reply_about_a_name_no_source_writes_is_withdrawn() -> None:
+    """France is not among the table's countries: restating it with Czechia's figure is no
+    answer. A name written otherwise in a file's name ("BESTBUY") or as a plural counts."""
+    table = item(1, "Belgium 11.5 30,689 Brussels | Czech Republic 10.7 78,866 Prague")
+    question = "What is the population of France in the EU countries table?"
+    verdict = verify("The population of France is 10.7 million [1].", [table], question=question)
+    assert verdict.refused and verdict.reason == NOT_SUPPORTED
+    reply = "The population of Belgium is 11.5 million [1]."
+    assert not verify(reply, [table], question=question.replace("France", "Belgium")).refused
+    filing = Evidence(
+        1,
+        Chunk("c1", "s1", "/docs/BESTBUY_2023_10K.pdf", "Revenue 46,298", Locator(page=40)),
+        "Revenue 46,298",
+    )
+    said = "Best Buy's revenue was 46,298 million [1]."
+    assert not verify(said, [filing], question="What was Best Buy's FY2023 revenue?").refused

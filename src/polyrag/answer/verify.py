@@ -113,6 +113,10 @@ def verify(
             if value not in set(_numbers([*everything, *headed]))
         ]
     )
+    # And a name the question gives that no evidence writes ("the population of France" over
+    # a table of five other countries): a reply restating it answers for something else.
+    letters = _letters(" ".join([*everything, *headed]))
+    unwritten = [name for name in _names(question) if _letters(name) not in letters]
     kept: list[str] = []
     gaps: list[str] = []
     withdrawn: list[str] = []
@@ -125,8 +129,10 @@ def verify(
             continue
         if not written and not claims(sentence):
             continue  # talk about the sources ("This can be found in [1].") states nothing
-        if any(year.search(sentence) for year in unseen) or any(
-            value in unnamed for value, _ in written
+        if (
+            any(year.search(sentence) for year in unseen)
+            or any(value in unnamed for value, _ in written)
+            or any(_says(sentence, name) for name in unwritten)
         ):
             withdrawn.append(sentence)
             claims_withdrawn = True
@@ -322,6 +328,42 @@ def _written_sum(sentence: str, known: Sequence[float]) -> tuple[float, str] | N
 
 
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_NAME = re.compile(r"(?<!^)(?<![.?!]\s)\b([A-Z][\w&-]*(?:'s)?)")
+_NOT_NAMES = frozenset(
+    {"I", "The", "A", "An", "In", "On", "At", "Of", "For", "What", "Which", "Who", "When", "How"}
+)
+
+
+_CALENDAR = re.compile(
+    rf"{_MONTHS}|(?:mon|tues|wednes|thurs|fri|satur|sun)day|fiscal|year|quarter", re.IGNORECASE
+)
+
+
+def _names(question: str) -> list[str]:
+    """The capitalised words of a question, but its first (a name as the question gives it:
+    "France", "Harper"), without a possessive "'s"; acronyms and periods left out."""
+    found = [m.group(1).removesuffix("'s") for m in _NAME.finditer(question.strip())]
+    return [
+        name
+        for name in dict.fromkeys(found)
+        if len(name) >= 3
+        and name not in _NOT_NAMES
+        and not name.isupper()  # "DPO", "EBITDA": a measure sources spell out, not a name
+        and not any(c.isdigit() for c in name)  # "FY2023", "Q4": periods have their own check
+        and not _CALENDAR.fullmatch(name)
+    ]
+
+
+def _letters(text: str) -> str:
+    """Letters and digits only, lower case: "Best Buy" is written in "BESTBUY_2024Q2_10Q", and
+    "Huguenot" in "Huguenots"."""
+    return re.sub(r"[^0-9a-z]", "", text.lower())
+
+
+def _says(sentence: str, name: str) -> bool:
+    return re.search(rf"\b{re.escape(name)}", sentence, re.IGNORECASE) is not None
+
+
 _DAY_OF_MONTH = re.compile(
     rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTHS}|\b{_MONTHS}\s+\d{{1,2}}\b", re.IGNORECASE
 )
