@@ -113,10 +113,13 @@ def verify(
             if value not in set(_numbers([*everything, *headed]))
         ]
     )
-    # And a name the question gives that no evidence writes ("the population of France" over
-    # a table of five other countries): a reply restating it answers for something else.
+    # And, for a lookup, a name the question gives that no evidence writes ("the population of
+    # France" over a table of five other countries): a reply restating it answers for
+    # something else.
     letters = _letters(" ".join([*everything, *headed]))
-    unwritten = [name for name in _names(question) if _letters(name) not in letters]
+    unwritten = (
+        [] if arithmetic else [name for name in _names(question) if _letters(name) not in letters]
+    )
     kept: list[str] = []
     gaps: list[str] = []
     withdrawn: list[str] = []
@@ -341,7 +344,8 @@ _CALENDAR = re.compile(
 
 def _names(question: str) -> list[str]:
     """The capitalised words of a question, but its first (a name as the question gives it:
-    "France", "Harper"), without a possessive "'s"; acronyms and periods left out."""
+    "France", "Harper"), without a possessive "'s"; acronyms, short forms ("JnJ"), months and
+    periods left out."""
     found = [m.group(1).removesuffix("'s") for m in _NAME.finditer(question.strip())]
     return [
         name
@@ -349,6 +353,7 @@ def _names(question: str) -> list[str]:
         if len(name) >= 3
         and name not in _NOT_NAMES
         and not name.isupper()  # "DPO", "EBITDA": a measure sources spell out, not a name
+        and not any(c.isupper() for c in name[1:])  # "JnJ": a short form of a longer name
         and not any(c.isdigit() for c in name)  # "FY2023", "Q4": periods have their own check
         and not _CALENDAR.fullmatch(name)
     ]
