@@ -211,3 +211,9 @@ def test_a_reply_about_a_name_no_source_writes_is_withdrawn() -> None:
     )
     said = "Best Buy's revenue was 46,298 million [1]."
     assert not verify(said, [filing], question="What was Best Buy's FY2023 revenue?").refused
+
+
+def test_a_count_the_sources_write_in_words_supports_the_figure() -> None:
+    prose = item(1, "Table 3-2 lists the nine built-in global variables.")
+    assert not verify("DB2 for i supports 9 built-in global variables [1].", [prose]).refused
+    assert verify("DB2 for i supports 8 built-in global variables [1].", [prose]).refused

@@ -387,13 +387,49 @@ def _asked_values(question: str) -> list[float]:
 
 
 def _numbers(texts: Sequence[str]) -> list[float]:
+    """The numbers written in the texts, in figures or in words ("lists the nine built-in
+    global variables" states 9; "one" is left out, being mostly no count)."""
     seen: dict[float, None] = {}
     for text in texts:
         for match in IN_TEXT.finditer(text):
             value = parse_number(match.group(0))
             if value is not None:
                 seen.setdefault(value)
+        for word in _NUMBER_WORD.findall(text):
+            seen.setdefault(float(_NUMBER_WORDS[word.lower()]))
     return list(seen)
+
+
+_NUMBER_WORDS = {
+    word: value
+    for value, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+    if value != 1
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_NUMBER_WORD = re.compile(rf"\b({'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
 
 
 def _explain(value: float, decimals: int, known: Sequence[float], arithmetic: bool) -> str | None:
