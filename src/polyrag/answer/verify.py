@@ -31,6 +31,7 @@ from polyrag.answer.citations import (
 from polyrag.answer.evidence import Evidence, content_words, named_numbers
 from polyrag.answer.numbers import IN_TEXT, parse_number, same_number, show
 from polyrag.chunk.sentences import sentence_spans
+from polyrag.retrieve.pages import NUMBER_WORDS
 from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, REFUSAL, Chunk, Citation
 
 MIN_SUPPORT = 0.5  # share of the reply's meaningful words that must be in the cited evidence
@@ -400,35 +401,9 @@ def _numbers(texts: Sequence[str]) -> list[float]:
     return list(seen)
 
 
-_NUMBER_WORDS = {
-    word: value
-    for value, word in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
-    if value != 1
-} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_NUMBER_WORDS = {word: value for value, word in enumerate(NUMBER_WORDS, start=1) if value != 1}
+_NUMBER_WORDS |= {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
+_NUMBER_WORDS |= {"eighty": 80, "ninety": 90}
 _NUMBER_WORD = re.compile(rf"\b({'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
 
 

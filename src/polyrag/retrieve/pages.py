@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-_NUMBERS = [
+NUMBER_WORDS = [  # one to twenty, in order
     "one",
     "two",
     "three",
@@ -56,10 +56,10 @@ _ORDINALS = [
     "nineteenth",
     "twentieth",
 ]
-_WORDS = {word: n for n, word in enumerate(_NUMBERS, start=1)}
+_WORDS = {word: n for n, word in enumerate(NUMBER_WORDS, start=1)}
 _NTH = {word: n for n, word in enumerate(_ORDINALS, start=1)}
 
-_NUMBER = r"(\d{1,4}|" + "|".join(_NUMBERS) + r")\b"
+_NUMBER = r"(\d{1,4}|" + "|".join(NUMBER_WORDS) + r")\b"
 # "page 14", "pages 15 and 16", "page(1)", "p. 3", "pp. 4-5", "page fourteen"
 _PAGE_N = re.compile(
     r"\b(?:pages?|pp?\.)\s*\(?\s*"
