@@ -259,3 +259,13 @@ def test_a_lookup_from_table_rows_the_question_names_none_of_is_refused(tmp_path
     doses = [Evidence(1, replace(chunk, text=dose), dose)]
     rate = Verdict("0.4318 mm/year [1].", False, "answered", verdict.citations)
     assert steps.answered("What was the corrosion rate with 6 g?", rate, doses, trace) == rate
+    # Every word of the question written somewhere: it may name its row otherwise.
+    month = "Row 2: Period is January 26 - February 22, Shares purchased is 262"
+    months = [
+        Evidence(1, replace(chunk, text=month), month),
+        Evidence(2, replace(chunk, chunk_id="t2", text="Shares bought in the first month."), ""),
+    ]
+    months[1] = replace(months[1], text="Shares bought in the first month.")
+    bought = Verdict("262 shares [1].", False, "answered", verdict.citations)
+    asked = "How many shares were purchased in the first month?"
+    assert steps.answered(asked, bought, months, trace) == bought

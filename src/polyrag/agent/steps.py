@@ -286,11 +286,13 @@ class Steps:
         )
         unnamed = unnamed_rows(question, cited)
         listed = any(content_words(name) <= content_words(verdict.text) for name in unnamed)
-        if unnamed and not listed and not verdict.computed and not verdict.refused:
+        missing = absent_words(question, evidence) if unnamed and not listed else []
+        if missing and not verdict.computed and not verdict.refused:
             trace.add(
                 "answered",
-                f"refused: the cited rows are none the question names ({'; '.join(unnamed[:3])})",
-                {"rows": unnamed[:10]},
+                "refused: the cited rows are none the question names "
+                f"({'; '.join(unnamed[:3])}) and no source writes {', '.join(missing)}",
+                {"rows": unnamed[:10], "absent": missing},
                 now(),
             )
             return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
@@ -344,7 +346,9 @@ def unnamed_rows(question: str, cited: Sequence[Evidence]) -> list[str]:
     question names none of them ("How common is headache …?" answered from the row of
     "Gamma-glutamyltransferase increased"); [] otherwise. A row is named by a word of its
     first cell, or by the number standing there ("6 g" for the row of 6). A reply that names
-    a row itself lists rows ("Which segments are reported?"): the caller lets it stand."""
+    a row itself lists rows ("Which segments are reported?"), and a question whose every word
+    some source writes may name its row otherwise ("the first month" for the row of January):
+    the caller lets both stand."""
     if not cited or any(
         item.derived or item.chunk.modality is not Modality.TABLE for item in cited
     ):
@@ -360,6 +364,31 @@ def unnamed_rows(question: str, cited: Sequence[Evidence]) -> list[str]:
                 return []
             names.append(name)
     return names
+
+
+def absent_words(question: str, evidence: Sequence[Evidence]) -> list[str]:
+    """The question's content words (of four letters or more) that no evidence writes, not
+    even in another form (the first five letters of a word stand for it: "reactions" is
+    written by "reaction"; a hyphenated word by its parts)."""
+    written = {word[:5] for item in evidence for word in _parts(content_words(item.text))}
+    asked = [w for w in _parts(content_words(question)) if len(w) >= 4 and w not in _ASKING]
+    return [word for word in dict.fromkeys(asked) if word[:5] not in written]
+
+
+# Words of how a question asks, not of what it asks about: no source need write them.
+_ASKING = frozenset(
+    {"many", "much", "total", "value", "values", "amount", "number", "year", "years", "month",
+     "months", "quarter", "period", "first", "second", "third", "fourth", "last", "most",
+     "least", "more", "less", "fewer", "than", "higher", "lower", "highest", "lowest",
+     "largest", "smallest", "greatest", "biggest", "best", "worst", "change", "difference",
+     "percentage", "percent", "ratio", "average", "sum", "item", "items", "component",
+     "components", "category", "type", "kind", "listed", "shown", "given", "according",
+     "table", "report", "document", "file", "source", "sources", "mentioned", "stated"}
+)  # fmt: skip
+
+
+def _parts(words: set[str]) -> set[str]:
+    return words | {part for word in words for part in word.split("-") if part}
 
 
 YES_NO = re.compile(  # a question answered yes or no (shared with the agent graph)
