@@ -334,8 +334,11 @@ def _written_sum(sentence: str, known: Sequence[float]) -> tuple[float, str] | N
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _NAME = re.compile(r"(?<!^)(?<![.?!]\s)\b([A-Z][\w&-]*(?:'s)?)")
 _NOT_NAMES = frozenset(
-    {"I", "The", "A", "An", "In", "On", "At", "Of", "For", "What", "Which", "Who", "When", "How"}
-)
+    {"I", "The", "A", "An", "In", "On", "At", "Of", "For", "What", "Which", "Who", "When", "How",
+     "Company", "Companies", "Group", "Corporation", "Corp", "Inc", "Ltd", "Plc", "Holdings",
+     "Board", "Directors", "Management", "Government", "Report", "Annual", "Statement",
+     "Statements", "Note", "Notes", "Table", "Figure", "Section", "Chapter", "Part", "Item"}
+)  # fmt: skip
 
 
 _CALENDAR = re.compile(
@@ -375,11 +378,22 @@ _DAY_OF_MONTH = re.compile(
 )
 
 
+# A bound the question compares with ("less than 100 million", "exceed $20,000"): the
+# sources need not write it, and a reply may well restate it.
+# Nor a count of things the question asks for ("the 3 dates listed", "over the 2 years").
+_THRESHOLD = re.compile(
+    r"\b(?:(?:less|more|greater|fewer|higher|lower|other) than|exceed(?:s|ed|ing)?|over|under|"
+    r"above|below|at (?:least|most)|up to|beyond)\s+[$€£]?\s?\d[\d,.]*|"
+    r"\b\d+[ -](?:[a-z]+ )?[a-z]{2,}s\b",
+    re.IGNORECASE,
+)
+
+
 def _asked_values(question: str) -> list[float]:
     """The numbers standing alone in a question, years and days of a date ("31 December")
     left out: a year has its own check, and a date's day is often written otherwise."""
     values = []
-    for key in named_numbers(_DAY_OF_MONTH.sub(" ", question), none=False):
+    for key in named_numbers(_THRESHOLD.sub(" ", _DAY_OF_MONTH.sub(" ", question)), none=False):
         number = key[1:]
         value = parse_number(number)
         if value is not None and not _YEAR.fullmatch(number):
