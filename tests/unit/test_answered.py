@@ -249,6 +249,10 @@ def test_a_lookup_from_table_rows_the_question_names_none_of_is_refused(tmp_path
     refused = steps.answered("How common is headache in DVT patients?", verdict, evidence, trace)
     assert refused.refused and refused.reason == NOT_ANSWERED
     assert "none the question names (Gamma-glutamyltransferase increased)" in checked(trace)[0]
+    # Asked yes or no, "no" may be the answer: left to the reply.
+    denied = Verdict("No, headache is not listed [1].", False, "answered", verdict.citations)
+    asked_yes_no = "Is headache listed as common in DVT patients?"
+    assert steps.answered(asked_yes_no, denied, evidence, trace) == denied
     named = "How common is gamma-glutamyltransferase increased in DVT patients?"
     assert steps.answered(named, verdict, evidence, trace) == verdict
     listed = Verdict(

@@ -277,7 +277,8 @@ class Steps:
         or table), and code refuses when "no" gets `answer.unanswered_at` of the probability
         or more. Left to other checks: computed answers and tool results (the critic and the
         arithmetic check), tables (looked up by code), and yes/no questions (where "no" could
-        be the answer itself)."""
+        be the answer itself). A reply from table rows is refused by code alone when the
+        question names none of them and a word of it is written nowhere (`unnamed_rows`)."""
         threshold = self.settings.answer.unanswered_at
         by_number = {item.n: item for item in evidence}
         cited = [by_number[c.n] for c in verdict.citations if c.n in by_number]
@@ -287,7 +288,7 @@ class Steps:
         unnamed = unnamed_rows(question, cited)
         listed = any(content_words(name) <= content_words(verdict.text) for name in unnamed)
         missing = absent_words(question, evidence) if unnamed and not listed else []
-        if missing and not verdict.computed and not verdict.refused:
+        if missing and not verdict.computed and not verdict.refused and not YES_NO.match(question):
             trace.add(
                 "answered",
                 "refused: the cited rows are none the question names "

@@ -148,13 +148,13 @@ def verify(
         written_out = _written_sum(sentence, rescaled)
         if written_out is not None:
             rescaled.append(written_out[0])
-            computed.append(written_out[1])
         explained = [_explain(value, places, rescaled, arithmetic) for value, places in written]
         if all(note is not None for note in explained) and (
             word_support(sentence, cited_text, asked) >= MIN_SUPPORT
         ):
             kept.append(sentence)
             computed += [note for note in explained if note]
+            computed += [written_out[1]] if written_out is not None else []
             continue
         # A small model often puts the wrong marker: a sentence the passages it cites do not
         # support, but the other evidence does, is kept and attributed to what supports it.
