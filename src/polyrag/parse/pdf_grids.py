@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from polyrag.parse.pdf_tables import Box, PdfTable
+from polyrag.parse.pdf_tables import Box, PdfTable, with_found
 from polyrag.parse.tables import markdown_table
 
 T = TypeVar("T")
@@ -74,19 +74,8 @@ def with_grids(
 ) -> Iterator[list[T] | PdfTable]:
     """The lines in order, with each grid found among them as one PdfTable in its place (its
     caption and header lines inside it)."""
-    start = i = 0
-    while i < len(lines):
-        found = _grid_at(lines, i, text, words)
-        if found is None:
-            i += 1
-            continue
-        first, end, table = found
-        if start < first:
-            yield list(lines[start:first])
-        yield table
-        start = i = end
-    if start < len(lines):
-        yield list(lines[start:])
+    parsed = [_row(words(line)) for line in lines]  # each line as a row, once
+    return with_found(lines, lambda i: _grid_at(lines, parsed, i, text, words))
 
 
 def _row(words: Sequence[Word]) -> _Row | None:
@@ -109,17 +98,22 @@ def _row(words: Sequence[Word]) -> _Row | None:
 
 
 def _grid_at(
-    lines: Sequence[T], i: int, text: Callable[[T], str], words: Callable[[T], Sequence[Word]]
+    lines: Sequence[T],
+    parsed: Sequence[_Row | None],
+    i: int,
+    text: Callable[[T], str],
+    words: Callable[[T], Sequence[Word]],
 ) -> tuple[int, int, PdfTable] | None:
-    """(first line, end, table) of a grid whose rows start at line i, or None."""
-    first_row = _row(words(lines[i]))
+    """(first line, end, table) of a grid whose rows start at line i, or None; `parsed` holds
+    each line as a row (None without figures)."""
+    first_row = parsed[i]
     if first_row is None:
         return None
     width = len(first_row.figures)
     rows = [first_row]
     j = i + 1
     while j < len(lines):
-        row = _row(words(lines[j]))
+        row = parsed[j]
         if row is not None and len(row.figures) == width:
             wrapped = rows[-1] if not rows[-1].figures else None
             if wrapped is not None and row.label and row.label[0][0][:1].islower():
@@ -129,7 +123,7 @@ def _grid_at(
             j += 1
             continue
         line = words(lines[j])
-        following = _row(words(lines[j + 1])) if j + 1 < len(lines) else None
+        following = parsed[j + 1] if j + 1 < len(lines) else None
         if (  # a section title between rows
             row is None
             and 0 < len(line) <= _SECTION_WORDS

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from polyrag.parse.pdf_tables import Box, PdfTable
+from polyrag.parse.pdf_tables import Box, PdfTable, with_found
 from polyrag.parse.tables import markdown_table
 
 T = TypeVar("T")
@@ -57,16 +57,12 @@ def with_statements(
     lines: Sequence[T], text: Callable[[T], str], box: Callable[[T], Box | None]
 ) -> Iterator[list[T] | PdfTable]:
     """The lines in order, with each statement found among them as one PdfTable in its place."""
-    start = 0
-    i = 0
-    while i < len(lines):
+
+    def found_at(i: int) -> tuple[int, int, PdfTable] | None:
         found = _statement_at(lines, i, text)
         if found is None:
-            i += 1
-            continue
+            return None
         end, header, rows = found
-        if start < i:
-            yield list(lines[start:i])
         boxes = [b for line in lines[i:end] if (b := box(line)) is not None]
         bbox = (
             (
@@ -79,10 +75,10 @@ def with_statements(
             else (0.0, 0.0, 0.0, 0.0)
         )
         cells = [[row.label, *(row.values or [""] * (len(header) - 1))] for row in rows]
-        yield PdfTable(markdown_table([header, *cells]), bbox, len(rows) + 1, len(header))
-        start = i = end
-    if start < len(lines):
-        yield list(lines[start:])
+        table = PdfTable(markdown_table([header, *cells]), bbox, len(rows) + 1, len(header))
+        return i, end, table
+
+    return with_found(lines, found_at)
 
 
 def _statement_at(

@@ -205,6 +205,27 @@ def with_tables(
             yield table
 
 
+def with_found(
+    lines: Sequence[T], found_at: Callable[[int], tuple[int, int, PdfTable] | None]
+) -> Iterator[list[T] | PdfTable]:
+    """The lines in order, each table `found_at(i)` finds from line i on (its first line, the
+    line after it, the table) in place of its lines; the search goes on after the table.
+    Consecutive lines outside tables come as one list."""
+    start = i = 0
+    while i < len(lines):
+        found = found_at(i)
+        if found is None:
+            i += 1
+            continue
+        first, end, table = found
+        if start < first:
+            yield list(lines[start:first])
+        yield table
+        start = i = end
+    if start < len(lines):
+        yield list(lines[start:])
+
+
 def _ruled(page: pdfium.PdfPage) -> bool:
     """Whether the page draws a grid: vertical and horizontal rules, or framed boxes (cheap:
     PDFium only).

@@ -120,8 +120,8 @@ class CitedCells:
         wanted = set(self.rows)
         if table.parts:
             indices = [i for i in range(len(table.rows)) if table.row_number(i) in wanted]
-            ends = [part.first for part in table.parts[1:]] + [len(table.rows)]
-            for part, piece, end in zip(table.parts, table.pieces(), ends, strict=True):
+            for part, piece in zip(table.parts, table.pieces(), strict=True):
+                end = part.first + len(piece.rows)
                 if indices and part.first <= indices[0] and indices[-1] < end:
                     local = tuple(i - part.first + 2 for i in indices)
                     on_page = SqlTable(
