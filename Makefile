@@ -53,7 +53,7 @@ typecheck: install
 	$(BIN)/mypy src bench
 
 test: lint typecheck
-	$(OFFLINE) bash -c '{ ip link set lo up 2>/dev/null || true; }; $(BIN)/python -m pytest -q'
+	$(OFFLINE) bash -c '{ ip link set lo up 2>/dev/null || true; }; $(BIN)/python -m pytest -q --durations=15'
 
 unit: install
 	$(BIN)/python -m pytest -q tests/unit tests/contract

@@ -1,8 +1,10 @@
-"""Word and PowerPoint parsing: body order, headings, lists, tables, slides and notes."""
+"""Word and PowerPoint parsing: body order, headings, lists, tables, slides, notes and
+reviewers' comments."""
 
 from __future__ import annotations
 
 import io
+import zipfile
 from pathlib import Path
 
 import docx
@@ -112,6 +114,101 @@ def test_a_slide_table_cell_merged_down_stands_in_each_row() -> None:
         "| East | Bruins | 6 |",
         "| West | Blues | 1 |",
     ]
+
+
+def test_word_comments_follow_what_they_comment_on() -> None:
+    document = docx.Document()
+    first = document.add_paragraph("The budget is 40,000 euros.")
+    document.add_paragraph("Nothing to say here.")
+    table = document.add_table(rows=1, cols=2)
+    table.cell(0, 0).text, table.cell(0, 1).text = "Lyon", "12"
+    document.add_paragraph("The end.")
+    document.add_comment(first.runs, text="Raise it to 45,000.", author="Ann Editor")
+    document.add_comment(table.cell(0, 1).paragraphs[0].runs, text="Check this figure.")
+    buffer = io.BytesIO()
+    document.save(buffer)
+
+    texts = [b.text for b in WordParser().parse(buffer.getvalue(), name="c.docx").blocks]
+
+    assert texts[:2] == [
+        "The budget is 40,000 euros.",
+        "Comment by Ann Editor: Raise it to 45,000.",
+    ]
+    at = texts.index("Comment: Check this figure.")  # an anonymous comment in a table cell
+    assert texts[at - 1].startswith("| Lyon | 12 |") and texts[at + 1] == "The end."
+    assert sum(t.startswith("Comment") for t in texts) == 2
+
+
+def test_slide_comments_old_and_threaded_are_read() -> None:
+    presentation = Presentation()
+    for title in ("Plan", "Costs"):
+        slide = presentation.slides.add_slide(presentation.slide_layouts[5])
+        slide.shapes.title.text = title
+    buffer = io.BytesIO()
+    presentation.save(buffer)
+    p = "http://schemas.openxmlformats.org/presentationml/2006/main"
+    p188 = "http://schemas.microsoft.com/office/powerpoint/2018/8/main"
+    a = "http://schemas.openxmlformats.org/drawingml/2006/main"
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    modern = "http://schemas.microsoft.com/office/2018/10/relationships"
+    parts = {  # slide 1: a comment as PowerPoint wrote them before 2018; slide 2: a thread
+        "ppt/commentAuthors.xml": f'<p:cmAuthorLst xmlns:p="{p}"><p:cmAuthor id="0" '
+        'name="Old Reviewer" initials="OR" lastIdx="1" clrIdx="0"/></p:cmAuthorLst>',
+        "ppt/comments/comment1.xml": f'<p:cmLst xmlns:p="{p}"><p:cm authorId="0" idx="1">'
+        '<p:pos x="1" y="1"/><p:text>Move the launch to May.</p:text></p:cm></p:cmLst>',
+        "ppt/authors.xml": f'<p188:authorLst xmlns:p188="{p188}"><p188:author id="{{A1}}" '
+        'name="New Reviewer" initials="NR" userId="n" providerId="None"/></p188:authorLst>',
+        "ppt/comments/modernComment_1.xml": f'<p188:cmLst xmlns:p188="{p188}" xmlns:a="{a}">'
+        '<p188:cm id="{C1}" authorId="{A1}" created="2026-01-01T00:00:00">'
+        '<p188:replyLst><p188:reply id="{R1}" authorId="{A1}" created="2026-01-02T00:00:00">'
+        "<p188:txBody><a:bodyPr/><a:p><a:r><a:t>Done.</a:t></a:r></a:p></p188:txBody>"
+        "</p188:reply></p188:replyLst>"
+        "<p188:txBody><a:bodyPr/><a:p><a:r><a:t>Costs look high.</a:t></a:r></a:p></p188:txBody>"
+        "</p188:cm></p188:cmLst>",
+    }
+    links = {  # part with relationships → (type, target) added to it
+        "ppt/_rels/presentation.xml.rels": [
+            (f"{rel}/commentAuthors", "commentAuthors.xml"),
+            (f"{modern}/authors", "authors.xml"),
+        ],
+        "ppt/slides/_rels/slide1.xml.rels": [(f"{rel}/comments", "../comments/comment1.xml")],
+        "ppt/slides/_rels/slide2.xml.rels": [
+            (f"{modern}/comments", "../comments/modernComment_1.xml")
+        ],
+    }
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as source,
+        zipfile.ZipFile(out, "w") as target,
+    ):
+        for item in source.infolist():
+            data = source.read(item)
+            for number, (kind, to) in enumerate(links.get(item.filename, ()), start=90):
+                extra = f'<Relationship Id="rId{number}" Type="{kind}" Target="{to}"/>'
+                data = data.replace(b"</Relationships>", extra.encode() + b"</Relationships>")
+            target.writestr(item, data)
+        for name, xml in parts.items():
+            target.writestr(name, xml)
+
+    document = SlidesParser().parse(out.getvalue(), name="deck.pptx")
+
+    by_slide = {
+        slide: [b.text for b in document.blocks if b.locator.slide == slide] for slide in (1, 2)
+    }
+    assert by_slide[1][-1] == "Comment by Old Reviewer: Move the launch to May."
+    assert by_slide[2][-2:] == [
+        "Comment by New Reviewer: Costs look high.",
+        "Comment by New Reviewer: Done.",
+    ]
+
+
+@needs_corpus
+def test_corpus_comments_are_read() -> None:
+    word = all_text(parse_file("docx/docling__docx_comments.docx"))
+    assert "Comment by John Reviewer: This is a sample reviewer comment on the first" in word
+    assert "Comment: Anonymous feedback on this paragraph." in word
+    slides = all_text(parse_file("pptx/docling__powerpoint_comments.pptx"))
+    assert "Comment by Jane Smith: This is a sample response" in slides
 
 
 @needs_corpus

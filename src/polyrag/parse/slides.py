@@ -1,5 +1,6 @@
 """PPTX → Blocks with python-pptx: per slide its title, shape texts, tables, charts, pictures
-(their text read by OCR) and notes. A deck's layout is "slides": one chunk per slide."""
+(their text read by OCR), notes and reviewers' comments. A deck's layout is "slides": one chunk
+per slide."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from typing import Any
 from lxml import etree
 from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
+from pptx.opc.constants import RELATIONSHIP_TYPE as RT
 from pptx.shapes.base import BaseShape
 from pptx.shapes.picture import Picture
 
 from polyrag.parse.base import Document
+from polyrag.parse.opendocument import xml_parser
 from polyrag.parse.pictures import ImageText, PictureReader, alt_text, picture_text
 from polyrag.parse.safety import check_zip
 from polyrag.parse.tables import cell_at, clean_cell, markdown_table
@@ -37,13 +40,24 @@ _chart_title = etree.XPath("./c:chart/c:title//a:t/text()", namespaces=_CHART_NS
 _chart_series = etree.XPath("./c:chart/c:plotArea/*/c:ser", namespaces=_CHART_NS)
 _series_name = etree.XPath("./c:tx//c:v/text() | ./c:tx//a:t/text()", namespaces=_CHART_NS)
 _chart_points = etree.XPath("./*[local-name() = $kind]//c:pt", namespaces=_CHART_NS)
+# Comments as PowerPoint wrote them before 2018 (ppt/comments/comment1.xml, authors in
+# ppt/commentAuthors.xml) and since (threaded, modernComment_*.xml and ppt/authors.xml).
+_MODERN = "http://schemas.microsoft.com/office/2018/10/relationships/"
+_COMMENT_PARTS = frozenset({RT.COMMENTS, _MODERN + "comments"})
+_AUTHOR_PARTS = frozenset({RT.COMMENT_AUTHORS, _MODERN + "authors"})
+_comment_elements = etree.XPath("//*[local-name() = 'cm' or local-name() = 'reply']")
+_author_elements = etree.XPath("//*[local-name() = 'cmAuthor' or local-name() = 'author']")
+_comment_text = etree.XPath(
+    "./*[local-name() = 'text']//text() | ./*[local-name() = 'txBody']//*[local-name() = 't']"
+    "/text()"
+)
 
 
 class SlidesParser:
     """PowerPoint presentations (.pptx, .pptm, .ppsx)."""
 
     media_types = frozenset({"pptx"})
-    version = "4"
+    version = "5"
 
     def __init__(
         self, limits: LimitsSettings | None = None, *, ocr: ImageText | None = None
@@ -58,6 +72,7 @@ class SlidesParser:
         pictures = PictureReader(self._ocr)
         first_title: str | None = None
         count = 0
+        authors = _authors(presentation)
         for number, slide in enumerate(presentation.slides, start=1):
             count = number
             where = Locator(slide=number)
@@ -77,6 +92,8 @@ class SlidesParser:
             notes = _notes(slide)
             if notes:
                 blocks.append(Block(BlockKind.TEXT, "Speaker notes: " + notes, where))
+            for comment in _comments(slide, authors):
+                blocks.append(Block(BlockKind.TEXT, comment, where))
         deck_title = (presentation.core_properties.title or "").strip() or first_title
         return Document(
             media_type="pptx",
@@ -178,7 +195,7 @@ def _shape_text(shape: BaseShape, *, bulleted: bool = False) -> str:
 def _chart_table(shape: BaseShape) -> str:
     """A chart as its cached data (one row per category, one column per series), read from the
     chart XML so that every chart type works, including those python-pptx cannot model."""
-    space = etree.fromstring(shape.chart_part.blob)  # type: ignore[attr-defined]
+    space = etree.fromstring(shape.chart_part.blob, xml_parser())  # type: ignore[attr-defined]
     title = " ".join("".join(_chart_title(space)).split())
     header = ["Category"]
     columns: list[list[str]] = []
@@ -216,6 +233,37 @@ def _notes(slide: object) -> str:
     return (
         "\n".join(line.strip() for line in frame.text.splitlines() if line.strip()) if frame else ""
     )
+
+
+def _xml_parts(part: Any, types: frozenset[str]) -> Iterator[etree._Element]:
+    """The parts of these relationship types `part` refers to, read as XML (unreadable ones
+    left out)."""
+    for rel in part.rels.values():
+        if rel.is_external or rel.reltype not in types:
+            continue
+        try:
+            yield etree.fromstring(rel.target_part.blob, xml_parser())
+        except (etree.XMLSyntaxError, AttributeError, KeyError, ValueError):
+            continue
+
+
+def _authors(presentation: Any) -> dict[str, str]:
+    """Comment authors' names by id."""
+    return {
+        element.get("id", ""): " ".join(element.get("name", "").split())
+        for root in _xml_parts(presentation.part, _AUTHOR_PARTS)
+        for element in _author_elements(root)
+    }
+
+
+def _comments(slide: Any, authors: dict[str, str]) -> Iterator[str]:
+    """The slide's comments and their replies, as "Comment by <author>: <text>"."""
+    for root in _xml_parts(slide.part, _COMMENT_PARTS):
+        for element in _comment_elements(root):
+            text = " ".join(" ".join(_comment_text(element)).split())
+            if text:
+                author = authors.get(element.get("authorId", ""), "")
+                yield (f"Comment by {author}: " if author else "Comment: ") + text
 
 
 def _placeholder_type(shape: BaseShape) -> PP_PLACEHOLDER | None:

@@ -1,5 +1,5 @@
 """DOCX → Blocks with python-docx: headings, paragraphs, list items, tables and pictures (their
-text read by OCR) in body order."""
+text read by OCR) in body order; reviewers' comments right after what they comment on."""
 
 from __future__ import annotations
 
@@ -42,6 +42,7 @@ _V = "urn:schemas-microsoft-com:vml"
 _BLIP, _IMAGE_DATA, _DRAWING = f"{{{_A}}}blip", f"{{{_V}}}imagedata", f"{{{_W}}}drawing"
 _NOT_HERE = {f"{{{_W}}}txbxContent", f"{{{_NS['mc']}}}Fallback"}  # read elsewhere, or twice
 _DOC_PROPERTIES = f"{{{_WP}}}docPr"
+_COMMENT, _COMMENT_REFERENCE = f"{{{_W}}}comment", f"{{{_W}}}commentReference"
 
 _text_boxes = etree.XPath(".//w:txbxContent[not(ancestor::mc:Fallback)]", namespaces=_NS)
 _style_id = etree.XPath("string(./w:pPr/w:pStyle/@w:val)", namespaces=_NS)
@@ -87,7 +88,7 @@ class WordParser:
     """Word documents (.docx, .docm, .dotx)."""
 
     media_types = frozenset({"docx"})
-    version = "3"
+    version = "4"
 
     def __init__(
         self, limits: LimitsSettings | None = None, *, ocr: ImageText | None = None
@@ -101,7 +102,9 @@ class WordParser:
         body = document.element.body
         pictures = PictureReader(self._ocr)
         reader = _Reader(_styles(document, body), _numbering(document), document.part, pictures)
+        reader.comments = _comments(document)
         blocks = list(reader.blocks(body))
+        blocks += [Block(BlockKind.TEXT, text) for text in reader.comments.values()]  # unplaced
         headers, footers = _headers_and_footers(document)
         if headers:
             blocks.insert(0, Block(BlockKind.TEXT, "Page header: " + " | ".join(headers)))
@@ -125,6 +128,7 @@ class _Reader:
         self.numbering = numbering
         self.part = part  # the document part, whose relationships hold the pictures
         self.pictures = pictures
+        self.comments: dict[str, str] = {}  # comment id → its text, until placed
 
     def blocks(self, container: etree._Element) -> Iterator[Block]:
         for child in container:
@@ -153,6 +157,16 @@ class _Reader:
         yield from self._pictures(p)
         for box in _text_boxes(p):
             yield from self.blocks(box)
+        yield from self._comments(p)
+
+    def _comments(self, element: etree._Element) -> Iterator[Block]:
+        """The comments the element refers to (outside its text boxes), each once."""
+        for reference in element.iter(_COMMENT_REFERENCE):
+            if _inside(reference, element, _NOT_HERE):
+                continue
+            text = self.comments.pop(reference.get(f"{{{_W}}}id") or "", "")
+            if text:
+                yield Block(BlockKind.TEXT, text)
 
     def _pictures(self, p: etree._Element) -> Iterator[Block]:
         """The paragraph's pictures: their text as PICTURE blocks, or their description."""
@@ -197,6 +211,7 @@ class _Reader:
             yield Block(BlockKind.TEXT, "\n".join(cells))  # a one-column box used for layout
         elif cells:
             yield Block(BlockKind.TABLE, markdown_table(rows))
+        yield from self._comments(table)
 
 
 def _picture_refs(p: etree._Element) -> Iterator[tuple[str, str]]:
@@ -307,6 +322,22 @@ def _numbering(document: docx.document.Document) -> _Numbering:
         for ilvl, fmt in levels.items():
             numbering.formats[(num.get(f"{{{_W}}}numId") or "", ilvl)] = fmt
     return numbering
+
+
+def _comments(document: docx.document.Document) -> dict[str, str]:
+    """Each comment's text by its id, as "Comment by <author>: <text>", in document order."""
+    comments: dict[str, str] = {}
+    for rel in document.part.rels.values():
+        if rel.is_external or rel.reltype != RT.COMMENTS:
+            continue
+        element = getattr(rel.target_part, "element", None)  # None: not read as XML
+        for comment in element.iter(_COMMENT) if element is not None else ():
+            text = " ".join(" ".join(paragraph_text(p) for p in _paragraphs(comment)).split())
+            author = " ".join((comment.get(f"{{{_W}}}author") or "").split())
+            if text:
+                who = f"Comment by {author}: " if author else "Comment: "
+                comments[comment.get(f"{{{_W}}}id") or str(len(comments))] = who + text
+    return comments
 
 
 def _headers_and_footers(document: docx.document.Document) -> tuple[list[str], list[str]]:
