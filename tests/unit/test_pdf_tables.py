@@ -9,7 +9,13 @@ import pypdfium2 as pdfium
 import pytest
 
 from polyrag.chunk.chunker import Chunker
-from polyrag.parse.pdf_tables import FRUITLESS_PAGES, PdfTable, PdfTables, with_tables
+from polyrag.parse.pdf_tables import (
+    FRUITLESS_PAGES,
+    PdfTable,
+    PdfTables,
+    open_sides,
+    with_tables,
+)
 from polyrag.settings import ChunkSettings
 from polyrag.types import Block, BlockKind, Locator, Modality, Source
 
@@ -67,8 +73,9 @@ def test_a_searched_page_keeps_none_of_its_parsed_objects() -> None:
 @needs_eval
 def test_a_paper_table_and_pages_without_grids() -> None:
     (page,), _ = tables_of(TABLES / "docling__2305.03393v1-pg9.pdf")
-    assert [t.markdown.splitlines()[0] for t in page] == [
-        "| # dec-layers | Language | TEDs |  |  | mAP (0.75) |"
+    assert [t.markdown.splitlines()[0] for t in page] == [  # its outer sides are not ruled
+        "| # enc-layers | # dec-layers | Language | TEDs |  |  | mAP (0.75) "
+        "| Inference time (secs) |"
     ]
     for name in ("pdfplumber__scotus-transcript-p1.pdf", "unstructured__single_table.pdf"):
         pages, finder = tables_of(TABLES / name)
@@ -120,6 +127,58 @@ def test_lines_inside_a_table_give_way_to_it() -> None:
     grid = table(top=620, bottom=570)
     runs = list(with_tables(lines, [grid], box=lambda line: line.box))
     assert runs == [[lines[0]], grid, [lines[3], lines[4]]]
+
+
+def test_a_line_inside_a_table_whose_words_it_lacks_stays_a_line() -> None:
+    lines = [
+        Line("A B", (50, 600, 300, 612)),
+        Line("1 2", (50, 580, 300, 592)),
+        Line("Stabilizer wiring change", (50, 575, 300, 579)),  # a cell the grid missed
+    ]
+    grid = table(top=620, bottom=570)
+    runs = list(with_tables(lines, [grid], box=lambda line: line.box, text=lambda ln: ln.text))
+    assert runs == [grid, [lines[2]]]
+    assert list(with_tables(lines, [grid], box=lambda line: line.box)) == [grid]
+
+
+def rule(x0: float, x1: float, top: float, bottom: float, **drawn: object) -> dict[str, object]:
+    """A pdfplumber edge (y down), a black line unless `drawn` says otherwise."""
+    edge = {"object_type": "line", "stroke": True, "stroking_color": (0,), "fill": False}
+    edge.update(x0=x0, x1=x1, top=top, bottom=bottom, **drawn)
+    edge["orientation"] = "h" if top == bottom else "v"
+    return edge
+
+
+def test_a_grid_without_outer_sides_is_given_them_between_its_rules() -> None:
+    rows = [rule(65, 89, 343, 343), rule(89, 295, 343, 343)]  # a rule drawn in two pieces
+    rows += [rule(65, 295, y, y) for y in (374, 414, 516)]
+    columns = [rule(190, 190, 343, 400), rule(190, 190, 400, 516)]  # between columns
+    sides = open_sides(rows + columns)
+    spans = sorted((e["x0"], e["top"], e["bottom"]) for e in sides)
+    pairs = [(343, 374), (374, 414), (414, 516)]  # each two rules a column line joins
+    assert spans == [(x, top, bottom) for x in (65, 295) for top, bottom in pairs]
+    assert all(e["orientation"] == "v" for e in sides)
+    far = rule(65, 295, 700, 700)  # a rule further down no column line reaches: no side
+    assert len(open_sides([*rows, *columns, far])) == len(sides)
+    assert open_sides(rows) == []  # rules alone (a statement's underlines): no grid
+    white = {"object_type": "rect_edge", "stroke": False, "fill": True}
+    invisible = [rule(*r, **white, non_stroking_color=(1, 1, 1)) for r in [
+        (65, 295, 343, 343), (65, 295, 374, 374), (190, 190, 343, 374)
+    ]]  # fmt: skip
+    assert open_sides(invisible) == []  # a page's white layout boxes
+
+
+@needs_eval
+def test_a_grid_without_outer_sides_keeps_its_first_and_last_columns() -> None:
+    """The Korean brief's Table 1 rules its rows and the lines between columns, not the outer
+    sides: the row names and the "after" column were lost."""
+    from polyrag.parse.pdf import PdfParser
+
+    path = EVAL / "corpus" / "pdf_multicolumn" / "docling__normal_4pages.pdf"
+    document = PdfParser().parse(path.read_bytes(), name=path.name)
+    (table,) = [b for b in document.blocks if b.kind is BlockKind.TABLE and b.locator.page == 2]
+    assert "| 분류 | 1군 감염병 | 1급 감염병 |" in table.text
+    assert "(17종) 에볼라, 페스트 등" in table.text
 
 
 def test_a_table_without_text_lines_goes_above_the_first_line_below_it() -> None:
@@ -239,9 +298,10 @@ def test_a_headless_table_continues_only_a_table_of_its_shape() -> None:
 
 
 def test_a_line_running_past_a_grid_stays_text() -> None:
-    """The proposed AD's cost table rules three of its five columns: the lines that run on
-    into the unruled "Cost on U.S. operators" column stay text, with their $248,200, instead
-    of going into the grid's place and losing what lies outside it."""
+    """The proposed AD's cost table rules its rows and the lines between its five columns,
+    not its outer sides: lines running past what was found of it stay text, with their
+    $248,200, instead of going into the grid's place and losing what lies outside it; with
+    its sides closed, the whole table is one."""
     from polyrag.parse.pdf import PdfParser
 
     name = "pdfplumber__federal-register-2020-17221.pdf"
@@ -249,8 +309,9 @@ def test_a_line_running_past_a_grid_stays_text() -> None:
         pytest.skip("the shared eval data is absent")
     document = PdfParser().parse((TABLES / name).read_bytes(), name=name)
     page = "\n".join(b.text for b in document.blocks if b.locator.page == 6)
-    assert "$248,200" in page and "$766,865" in page
-    assert any(b.kind is BlockKind.TABLE and b.locator.page == 6 for b in document.blocks)
+    assert "$248,200" in page and "$766,865" in page and "Stabilizer wiring change" in page
+    (grid,) = [b for b in document.blocks if b.kind is BlockKind.TABLE and b.locator.page == 6]
+    assert grid.text.startswith("| Action | Labor cost |")  # its open sides closed
     table = PdfTable("", (100.0, 100.0, 300.0, 400.0), 2, 2)
     assert table.covers((110.0, 200.0, 290.0, 210.0))
     assert table.covers((95.0, 200.0, 305.0, 210.0))  # a little past its rules

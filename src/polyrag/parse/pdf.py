@@ -105,7 +105,7 @@ class PdfParser:
     """Born-digital, scanned and mixed PDFs; pages without a usable text layer are OCR'd."""
 
     media_types = frozenset({"pdf"})
-    version = "9"
+    version = "10"
 
     def __init__(self, ocr: Ocr | None = None) -> None:
         self._ocr = ocr if ocr is not None else Ocr()
@@ -204,7 +204,7 @@ class PdfParser:
                 tables[0] = tables[0].with_header(earlier.cells[0])
             reading.last_table = tables[-1] if tables else None
             headings = _Headings(lines)
-            for run in with_tables(lines, tables, box=_box):
+            for run in with_tables(lines, tables, box=_box, text=lambda line: line.text):
                 if isinstance(run, PdfTable):  # a table, where its lines stood
                     reading.blocks.append(run.block(number))
                     headings.leading = False

@@ -46,6 +46,7 @@ _MIN_CELLS = 4  # non-empty cells a table needs
 _UNITS = frozenset({"$", "€", "£", "¥", "US$", "CHF"})
 _INSIDE = 0.8  # share of a text line's width inside a table for the line to be the table's
 _SAME_EDGE = 6.0  # points: a table's edges on two pages, this close, are the same table's
+_TOUCH = 3.0  # points: rule ends this close meet (pdfplumber's own snap tolerance)
 _SPACED_DATE = re.compile(r"\d{1,2}([/.-])\d{1,2}\1\d{2,4}|\d{4}-\d{2}-\d{2}")
 _NUMBER = re.compile(r"^[-+(]?[$€£¥]?\s?\(?[\d.,]+\)?%?$|^[—–-]$")
 
@@ -143,7 +144,8 @@ class PdfTables:
             plumbed = self._plumber().pages[index]
             left, _, _, top = page.get_mediabox()
             try:
-                found = [_table(table, left, top) for table in plumbed.find_tables()]
+                sides = {"explicit_vertical_lines": open_sides(plumbed.edges)}
+                found = [_table(table, left, top) for table in plumbed.find_tables(sides)]
             finally:
                 plumbed.close()  # drop the page's parsed objects: pages are searched once
         except Exception as error:  # pdfminer's own failures on odd files: the text remains
@@ -172,17 +174,30 @@ class PdfTables:
 
 
 def with_tables(
-    lines: Sequence[T], tables: Sequence[PdfTable], box: Callable[[T], Box | None]
+    lines: Sequence[T],
+    tables: Sequence[PdfTable],
+    box: Callable[[T], Box | None],
+    text: Callable[[T], str] | None = None,
 ) -> Iterator[list[T] | PdfTable]:
     """The page's lines in order, those inside a table replaced by the table, which stands
     where its first line stood (a table with no text line goes before the first line below
-    it). Consecutive lines outside tables come as one list."""
+    it). Consecutive lines outside tables come as one list. With `text`, a line inside a
+    table whose words its cells do not hold (a column the grid did not close) stays a line:
+    nothing on the page is lost."""
     boxes = [box(line) for line in lines]
-    holding = {i for i, table in enumerate(tables) if any(table.covers(b) for b in boxes)}
+    held = [_compact(table.markdown) for table in tables]
+
+    def holds(i: int, line: T) -> bool:
+        if not tables[i].covers(box(line)):
+            return False
+        words = [word for word in _compact(text(line)).split() if len(word) > 1] if text else []
+        return not words or 2 * sum(word in held[i] for word in words) >= len(words)
+
+    holding = {i for i in range(len(tables)) if any(holds(i, line) for line in lines)}
     placed: set[int] = set()
     run: list[T] = []
     for line, where in zip(lines, boxes, strict=True):
-        inside = next((i for i, table in enumerate(tables) if table.covers(where)), None)
+        inside = next((i for i in range(len(tables)) if holds(i, line)), None)
         due = [
             i
             for i, table in enumerate(tables)
@@ -224,6 +239,82 @@ def with_found(
         start = i = end
     if start < len(lines):
         yield list(lines[start:])
+
+
+def open_sides(edges: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The side rules a grid leaves out, as pdfplumber edges (top-left origin, y down).
+
+    Many tables draw their rows' rules across the whole width and the lines between columns,
+    but no rule down the outer sides; pdfplumber then finds no cell in the first and last
+    columns. Between two rules of the same extent that a rule between columns joins, the sides
+    are added: only where the grid's own lines say a row is there."""
+    seen = [e for e in edges if _visible(e)]  # not the white boxes of a page's layout
+    rules: list[list[float]] = []  # [y, x0, x1]: the horizontal rules, touching pieces joined
+    for edge in sorted(
+        (e for e in seen if e["orientation"] == "h"), key=lambda e: (e["top"], e["x0"])
+    ):
+        last = rules[-1] if rules else None
+        if last and abs(edge["top"] - last[0]) <= 1 and edge["x0"] <= last[2] + _TOUCH:
+            last[2] = max(last[2], edge["x1"])
+        else:
+            rules.append([edge["top"], edge["x0"], edge["x1"]])
+    downs: list[list[float]] = []  # [x, top, bottom]: the vertical rules, touching pieces joined
+    for edge in sorted(
+        (e for e in seen if e["orientation"] == "v"), key=lambda e: (e["x0"], e["top"])
+    ):
+        last = downs[-1] if downs else None
+        if last and abs(edge["x0"] - last[0]) <= 1 and edge["top"] <= last[2] + _TOUCH:
+            last[2] = max(last[2], edge["bottom"])
+        else:
+            downs.append([edge["x0"], edge["top"], edge["bottom"]])
+    sides: list[dict[str, Any]] = []
+    for k, (y, x0, x1) in enumerate(rules):
+        below = next(
+            (
+                rule
+                for rule in rules[k + 1 :]
+                if rule[0] > y + 1 and abs(rule[1] - x0) <= _TOUCH and abs(rule[2] - x1) <= _TOUCH
+            ),
+            None,
+        )
+        if below is None or not any(
+            x0 + _TOUCH < x < x1 - _TOUCH and top <= y + _TOUCH and bottom >= below[0] - _TOUCH
+            for x, top, bottom in downs
+        ):
+            continue
+        for x in (x0, x1):
+            sides.append(
+                {
+                    "object_type": "side_edge",
+                    "orientation": "v",
+                    "x0": x,
+                    "x1": x,
+                    "top": y,
+                    "bottom": below[0],
+                    "width": 0.0,
+                    "height": below[0] - y,
+                }
+            )
+    return sides
+
+
+def _compact(text: str) -> str:
+    """Text as words without the table's rules and pipes, for finding a line's words in it."""
+    return " ".join(text.replace("|", " ").replace("---", " ").split())
+
+
+def _visible(edge: dict[str, Any]) -> bool:
+    """Whether a pdfplumber edge is drawn: stroked, or filled in another colour than white."""
+    if edge.get("object_type") == "line" or edge.get("stroke"):
+        color = edge.get("stroking_color")
+    elif edge.get("fill"):
+        color = edge.get("non_stroking_color")
+    else:
+        return False
+    if not isinstance(color, (tuple, list)) or not color:
+        return color is None or color != 1  # an unknown colour space: drawn
+    white = (0.0,) * 4 if len(color) == 4 else (1.0,) * len(color)  # CMYK white is no ink
+    return tuple(float(c) for c in color) != white
 
 
 def _ruled(page: pdfium.PdfPage) -> bool:
