@@ -85,6 +85,17 @@ def test_rounded_numbers_match_as_the_reply_rounds_them() -> None:
     assert verify("The margin was 15.9% of sales [1].", evidence).refused
 
 
+def test_amounts_with_a_decimal_comma_are_summed_as_written() -> None:
+    evidence = [
+        item(1, "In Lyon the cake cost 15,50 € and the coffee 3,50 €."),
+        item(2, "In Madrid the paella cost 25,75 €."),
+    ]
+    reply = "The cake and the paella cost 41.25 euros together [1][2]."
+    assert not verify(reply, evidence, arithmetic=True).refused
+    assert not verify("The coffee cost 3.50 € [1].", evidence).refused
+    assert verify("The coffee cost 3.60 € [1].", evidence).refused
+
+
 def test_talk_about_the_sources_is_not_an_answer() -> None:
     reply = "Water boils at 212 degrees. This can be found in the information in the sources [1]."
     verdict = verify(reply, [item(1, REVENUE)])

@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import re
 
+# A decimal comma, as most of Europe writes: "15,50", "1.234,56" (a comma before three digits
+# separates thousands: "1,577").
+_DECIMAL_COMMA = r"\d{1,3}(?:\.\d{3})*,\d{1,2}(?!\d)"
 _NUMBER = re.compile(
     r"^(?P<open>\()?\s*(?P<sign>[-+−–])?\s*(?:US\$|[$€£¥])?\s*(?P<sign2>[-+−])?\s*"
-    r"(?P<digits>(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][-+−]?\d+)?)\s*"
-    r"(?P<unit>%|[kKmMbB]n?|million|billion|thousand)?\s*(?P<close>\))?$"
+    r"(?P<digits>(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|"
+    rf"(?P<comma>{_DECIMAL_COMMA})|"
+    r"\d+(?:\.\d+)?|\.\d+)(?:[eE][-+−]?\d+)?)\s*"
+    r"(?P<unit>%|[kKmMbB]n?|million|billion|thousand)?\s*(?:[€£¥]|EUR)?\s*(?P<close>\))?$"
 )
 _DASHES = frozenset({"-", "—", "–", "−", ""})
 # Numbers inside running text: "1,577", "-3.5", "12%", "(1,373)"; not parts of words or dates.
-IN_TEXT = re.compile(r"(?<![\w.])\(?[-−]?\$?\d+(?:,\d{3})*(?:\.\d+)?\)?%?")
+# In text a decimal comma is taken only beside a euro sign or a percent ("15,50 €", "€ 3,50",
+# "12,5 %"): "2,3" alone may be a list.
+IN_TEXT = re.compile(
+    r"(?<![\w.])\(?[-−]?(?:"
+    rf"€\s?{_DECIMAL_COMMA}|{_DECIMAL_COMMA}(?=\s?(?:€|EUR\b|%))|"
+    r"\$?\d+(?:,\d{3})*(?:\.\d+)?)\)?%?"
+)
 
 
 def parse_number(text: str) -> float | None:
@@ -19,7 +30,8 @@ def parse_number(text: str) -> float | None:
 
     Parentheses around an amount make it negative (accounting style); a unit word or letter is
     dropped ("4.1 M" → 4.1), and so is a percent sign ("12.5%" → 12.5); a paper's "5.39E-05" is
-    read in scientific notation.
+    read in scientific notation; a comma before one or two last digits is a decimal comma
+    ("15,50 €" → 15.5).
     """
     cleaned = " ".join(text.replace("\u00a0", " ").split())
     match = _NUMBER.match(cleaned)
@@ -27,9 +39,23 @@ def parse_number(text: str) -> float | None:
         return None
     if bool(match["open"]) != bool(match["close"]):
         return None
-    value = float(match["digits"].replace(",", "").replace("−", "-"))  # "5.39E−05" too
+    digits = match["digits"]
+    if match["comma"]:  # "1.234,56" → 1234.56
+        digits = digits.replace(".", "").replace(",", ".")
+    value = float(digits.replace(",", "").replace("−", "-"))  # "5.39E−05" too
     negative = (match["sign"] or match["sign2"] or "") in ("-", "−", "–") or bool(match["open"])
     return -value if negative else value
+
+
+def decimals(text: str) -> int:
+    """How many decimals a number is written with ("3.50" 2, "15,50 €" 2, "1,577" 0,
+    "5.39E-05" 7)."""
+    mantissa, _, exponent = text.strip().replace("−", "-").upper().partition("E")
+    shift = -int(match.group(0)) if (match := re.match(r"[-+]?\d+", exponent)) else 0
+    match = re.search(r"[.,](\d+)\D*$", mantissa)
+    if match is None or (match.group(0)[0] == "," and len(match.group(1)) == 3):
+        return max(shift, 0)
+    return max(len(match.group(1)) + shift, 0)
 
 
 def is_blank_number(text: str) -> bool:
@@ -41,10 +67,18 @@ def numbers_in_text(text: str) -> list[float]:
     """Every number written in a text, in order (thousands separators and signs understood)."""
     out = []
     for match in IN_TEXT.finditer(text):
-        value = parse_number(match.group(0))
+        value = text_number(match.group(0))
         if value is not None:
             out.append(value)
     return out
+
+
+def text_number(found: str) -> float | None:
+    """The value of an IN_TEXT match; a parenthesis it does not close is punctuation ("(12.5%
+    more)"), not an accounting negative."""
+    if found.startswith("(") != found.endswith(")"):
+        found = found.strip("()")
+    return parse_number(found)
 
 
 def same_number(first: float, second: float, rel_tol: float = 1e-6) -> bool:

@@ -29,7 +29,14 @@ from polyrag.answer.citations import (
     word_support,
 )
 from polyrag.answer.evidence import Evidence, content_words, named_numbers
-from polyrag.answer.numbers import IN_TEXT, parse_number, same_number, show
+from polyrag.answer.numbers import (
+    IN_TEXT,
+    decimals,
+    parse_number,
+    same_number,
+    show,
+    text_number,
+)
 from polyrag.chunk.sentences import sentence_spans
 from polyrag.retrieve.pages import NUMBER_WORDS
 from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, REFUSAL, Chunk, Citation
@@ -286,11 +293,10 @@ def _numbers_of(sentence: str) -> list[tuple[float, int]]:
     out = []
     for match in IN_TEXT.finditer(body):
         raw = match.group(0)
-        value = parse_number(raw)
+        value = text_number(raw)
         if value is None:
             continue
-        digits = raw.rstrip("%)").split(".")
-        out.append((value, len(digits[1]) if len(digits) == 2 else 0))
+        out.append((value, decimals(raw)))
     return out
 
 
@@ -306,7 +312,7 @@ def _written_sum(sentence: str, known: Sequence[float]) -> tuple[float, str] | N
     parts = [(m.group(1), m.group(2)) for m in _SUM_PART.finditer(f" {left} ")]
     terms = [parse_number(number) for number, _ in parts if number]
     signs = [sign for _, sign in parts if sign]
-    result = next((parse_number(m.group(0)) for m in IN_TEXT.finditer(right)), None)
+    result = next((text_number(m.group(0)) for m in IN_TEXT.finditer(right)), None)
     kinds = [bool(number) for number, _ in parts]
     alternating = kinds == [i % 2 == 0 for i in range(len(kinds))]
     if result is None or len(terms) < 2 or not alternating or None in terms:
@@ -407,7 +413,7 @@ def _numbers(texts: Sequence[str]) -> list[float]:
     seen: dict[float, None] = {}
     for text in texts:
         for match in IN_TEXT.finditer(text):
-            value = parse_number(match.group(0))
+            value = text_number(match.group(0))
             if value is not None:
                 seen.setdefault(value)
         for word in _NUMBER_WORD.findall(text):
