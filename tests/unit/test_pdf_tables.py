@@ -153,6 +153,7 @@ def test_a_grid_without_outer_sides_is_given_them_between_its_rules() -> None:
     rows = [rule(65, 89, 343, 343), rule(89, 295, 343, 343)]  # a rule drawn in two pieces
     rows += [rule(65, 295, y, y) for y in (374, 414, 516)]
     columns = [rule(190, 190, 343, 400), rule(190, 190, 400, 516)]  # between columns
+    columns.append(rule(240, 240, 343, 516))
     sides = open_sides(rows + columns)
     spans = sorted((e["x0"], e["top"], e["bottom"]) for e in sides)
     pairs = [(343, 374), (374, 414), (414, 516)]  # each two rules a column line joins
@@ -161,11 +162,15 @@ def test_a_grid_without_outer_sides_is_given_them_between_its_rules() -> None:
     far = rule(65, 295, 700, 700)  # a rule further down no column line reaches: no side
     assert len(open_sides([*rows, *columns, far])) == len(sides)
     assert open_sides(rows) == []  # rules alone (a statement's underlines): no grid
+    assert open_sides(rows + columns[:2]) == []  # one line may just split two groups
     white = {"object_type": "rect_edge", "stroke": False, "fill": True}
     invisible = [rule(*r, **white, non_stroking_color=(1, 1, 1)) for r in [
         (65, 295, 343, 343), (65, 295, 374, 374), (190, 190, 343, 374)
     ]]  # fmt: skip
     assert open_sides(invisible) == []  # a page's white layout boxes
+    peach = {"object_type": "rect_edge", "stroke": False, "fill": True}
+    shading = [rule(190, 190, 343, 516, **peach, non_stroking_color=(1, 0.95, 0.9))]
+    assert open_sides(rows + shading) == []  # a shaded column's sides are no column lines
 
 
 @needs_eval

@@ -47,6 +47,7 @@ _UNITS = frozenset({"$", "€", "£", "¥", "US$", "CHF"})
 _INSIDE = 0.8  # share of a text line's width inside a table for the line to be the table's
 _SAME_EDGE = 6.0  # points: a table's edges on two pages, this close, are the same table's
 _TOUCH = 3.0  # points: rule ends this close meet (pdfplumber's own snap tolerance)
+_MIN_INNER_LINES = 2  # lines between columns a grid without sides needs (one may split a page)
 _SPACED_DATE = re.compile(r"\d{1,2}([/.-])\d{1,2}\1\d{2,4}|\d{4}-\d{2}-\d{2}")
 _NUMBER = re.compile(r"^[-+(]?[$€£¥]?\s?\(?[\d.,]+\)?%?$|^[—–-]$")
 
@@ -246,8 +247,9 @@ def open_sides(edges: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
     Many tables draw their rows' rules across the whole width and the lines between columns,
     but no rule down the outer sides; pdfplumber then finds no cell in the first and last
-    columns. Between two rules of the same extent that a rule between columns joins, the sides
-    are added: only where the grid's own lines say a row is there."""
+    columns. Between two rules of the same extent that two lines between columns join (strokes,
+    not the sides of a shaded column; one line alone may just split two groups of figures),
+    the sides are added: only where the grid's own lines say a row is there."""
     seen = [e for e in edges if _visible(e)]  # not the white boxes of a page's layout
     rules: list[list[float]] = []  # [y, x0, x1]: the horizontal rules, touching pieces joined
     for edge in sorted(
@@ -260,7 +262,8 @@ def open_sides(edges: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             rules.append([edge["top"], edge["x0"], edge["x1"]])
     downs: list[list[float]] = []  # [x, top, bottom]: the vertical rules, touching pieces joined
     for edge in sorted(
-        (e for e in seen if e["orientation"] == "v"), key=lambda e: (e["x0"], e["top"])
+        (e for e in seen if e["orientation"] == "v" and _drawn_line(e)),
+        key=lambda e: (e["x0"], e["top"]),
     ):
         last = downs[-1] if downs else None
         if last and abs(edge["x0"] - last[0]) <= 1 and edge["top"] <= last[2] + _TOUCH:
@@ -277,10 +280,14 @@ def open_sides(edges: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             ),
             None,
         )
-        if below is None or not any(
-            x0 + _TOUCH < x < x1 - _TOUCH and top <= y + _TOUCH and bottom >= below[0] - _TOUCH
+        if below is None:
+            continue
+        inner = {
+            round(x)
             for x, top, bottom in downs
-        ):
+            if x0 + _TOUCH < x < x1 - _TOUCH and top <= y + _TOUCH and bottom >= below[0] - _TOUCH
+        }
+        if len(inner) < _MIN_INNER_LINES:
             continue
         for x in (x0, x1):
             sides.append(
@@ -301,6 +308,12 @@ def open_sides(edges: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def _compact(text: str) -> str:
     """Text as words without the table's rules and pipes, for finding a line's words in it."""
     return " ".join(text.replace("|", " ").replace("---", " ").split())
+
+
+def _drawn_line(edge: dict[str, Any]) -> bool:
+    """Whether an edge is a line drawn as one (a stroke), not the side of a filled area: a
+    shaded column's sides are no rule between columns."""
+    return edge.get("object_type") != "rect_edge" or bool(edge.get("stroke"))
 
 
 def _visible(edge: dict[str, Any]) -> bool:
