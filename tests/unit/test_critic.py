@@ -282,6 +282,35 @@ def test_operands_from_lines_about_something_else_are_repaired() -> None:
     assert review(question, assets, []).verdict == "accept"
 
 
+def test_operands_written_for_other_periods_than_the_question_asks_are_repaired() -> None:
+    grants = Chunk(
+        "g1", "s1", "/d/awards.md",
+        "In February 2016, we granted 547,000 PSUs with certain targets. As of December 31, "
+        "2019, 253,203 shares had vested.\nIn October 2018, we granted 464,888 PSUs.\n"
+        "In April 2019, we granted 346,453 PSUs with certain financial targets.",
+        Locator(),
+    )  # fmt: skip
+    question = (
+        "What is the percentage difference in PSUs granted between February 2016 and October 2018?"
+    )
+    wrong = calculation(
+        "(346453 - 464888) / 464888 * 100", "(346,453 − 464,888) ÷ 464,888 × 100 = -25.48", grants
+    )
+    found = review(question, wrong, [])
+    assert found.verdict == "repair"
+    assert "346,453 is written for April 2019" in found.why
+    assert "February 2016 and October 2018" in found.why
+    assert "(February 2016: 547,000; October 2018: 464,888)" in found.why  # what to take
+    right = calculation(
+        "(464888 - 547000) / 547000 * 100", "(464,888 − 547,000) ÷ 547,000 × 100 = -15.01", grants
+    )
+    assert review(question, right, []).verdict == "accept"
+    # By years: the question names no month; a sentence of the same year fits.
+    by_year = "What is the percentage change in PSUs granted from 2016 to 2018?"
+    assert review(by_year, right, []).verdict == "accept"
+    assert "346,453 is written for 2019" in review(by_year, wrong, []).why
+
+
 def test_a_row_named_as_the_question_names_it_wins_over_a_similar_one() -> None:
     rows = "| As of | 2019 | 2018 |\n| --- | --- | --- |\n| Total current assets | 391 | 339 |\n"
     sheet = Chunk(

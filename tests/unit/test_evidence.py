@@ -423,3 +423,29 @@ def test_no_names_the_row_of_zero() -> None:
         "#0",
     }
     assert named_numbers("What changed without 10 g?", none=False) == {"#10"}
+
+
+def test_a_long_table_a_text_hit_names_is_shown_beside_the_text_not_instead() -> None:
+    """A long table is shown by its rows alone: the text whose placeholder named it ("In
+    February 2016, we granted 547,000 PSUs") was lost behind a table of share counts."""
+    rows = "\n".join(f"| Grant batch {n} | {n},000 | ${n}.10 |" for n in range(1, 16))
+    header = "| Award | Number of Shares (thousands) | Weighted-Average Price |"
+    table = f"{header}\n| --- | --- | --- |\n{rows}"
+    where = Locator(page=7)
+    chunks = chunked(
+        REPORT,
+        [
+            Block(BlockKind.HEADING, "Stock awards", where, level=1),
+            Block(BlockKind.TABLE, table, where),
+            Block(
+                BlockKind.TEXT, "In February 2016, we granted 547,000 PSUs to executives.", where
+            ),
+        ],
+    )
+    text = next(c for c in chunks if "547,000" in c.text)
+    assert "[Table 1: Award, Number of Shares" in text.text
+    question = "How many shares of PSUs were granted in February 2016?"
+    chosen = select_evidence([hit(text, 0.9)], question, words, 400, parents=lookup(chunks))
+    shown = "\n".join(e.text for e in chosen)
+    assert "we granted 547,000 PSUs" in shown
+    assert any(e.chunk.modality is Modality.TABLE for e in chosen)  # and the table's rows

@@ -465,6 +465,18 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
                 for number, used, named in fuller
             ),
         )
+    elsewhen = (
+        [] if _ABOUT_YEARS.search(question) else _other_periods(question, from_sources, backing)
+    )
+    if elsewhen:
+        asked = " and ".join(sorted(_periods(question)[0] or _periods(question)[1]))
+        written = _written_for(question, (*backing, *passages))
+        return Review(
+            "repair",
+            "; ".join(f"{number} is written for {when}" for number, when in elsewhen)
+            + f", but the question asks about {asked}: take the values written for that"
+            + (f" ({written})" if written else ""),
+        )
     astray: list[str] = []
     row_named = False
     if not _ABOUT_YEARS.search(question):
@@ -619,6 +631,80 @@ def _operands_astray(
         if not fits:
             astray.append(show(operand))
     return astray, named_rows
+
+
+_MONTH_YEAR = re.compile(
+    r"\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(?:\d{1,2},?\s+)?"
+    r"((?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+_FULL_MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
+_MONTHS = [month[:3].lower() for month in _FULL_MONTHS]
+
+
+def _periods(text: str) -> tuple[set[str], set[str]]:
+    """The months ("February 2016") and the years (with the months' years) a text names."""
+    months = {
+        f"{_FULL_MONTHS[_MONTHS.index(m.group(1).lower()[:3])]} {m.group(2)}"
+        for m in _MONTH_YEAR.finditer(text)
+    }
+    years = set(re.findall(r"\b(?:19|20)\d\d\b", text))
+    return months, years
+
+
+def _other_periods(
+    question: str, operands: Sequence[float], backing: Sequence[Chunk]
+) -> list[tuple[str, str]]:
+    """(operand, when) for each operand written only in sentences about other periods than
+    the question names: 346,453 of "In April 2019, we granted 346,453 PSUs" for a change
+    between the PSUs of February 2016 and of October 2018. Months are compared when the
+    question names months, else years; a sentence naming no period says nothing, and the
+    check holds only when a sentence with figures names a period the question asks about."""
+    asked_months, asked_years = _periods(question)
+    if not asked_years:
+        return []
+    index = 0 if asked_months else 1
+    asked = (asked_months, asked_years)[index]
+    sentences = [line for chunk in backing for line, _ in _lines(chunk.text)]
+    if not any(_periods(line)[index] & asked and numbers_in_text(line) for line in sentences):
+        return []
+    found = []
+    for operand in dict.fromkeys(operands):
+        named = [
+            _periods(line)[index]
+            for line in sentences
+            if any(same_number(operand, n) for n in numbers_in_text(line))
+        ]
+        if named and all(when and not when & asked for when in named):
+            found.append((show(operand), " and ".join(sorted(set().union(*named)))))
+    return found
+
+
+def _written_for(question: str, backing: Sequence[Chunk]) -> str:
+    """The figures the sentences about each period the question names write ("February 2016:
+    547,000; October 2018: 464,888"), for a small model to take them from; years and days
+    left out, at most three a period."""
+    asked_months, asked_years = _periods(question)
+    index = 0 if asked_months else 1
+    out = []
+    for when in sorted((asked_months, asked_years)[index]):
+        figures: list[str] = []
+        for chunk in dict.fromkeys(backing):
+            for line, _ in _lines(chunk.text):
+                if _periods(line)[index] != {when}:
+                    continue
+                bare = _MONTH_YEAR.sub(" ", line) if index == 0 else line
+                for match in re.finditer(r"(?<![\w.,])\d[\d,]*(?:\.\d+)?%?", bare):
+                    figure = match.group(0).rstrip(",")
+                    if not re.fullmatch(r"(?:19|20)\d\d", figure) and figure not in figures:
+                        figures.append(figure)
+        if figures:
+            out.append(f"{when}: {', '.join(figures[:3])}")
+    return "; ".join(out)
 
 
 # Questions whose arithmetic is on the years themselves ("how many years between …").

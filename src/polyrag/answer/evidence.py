@@ -566,7 +566,9 @@ def _opened(hits: list[Hit], question: str, parents: ParentLookup) -> list[Hit]:
     table's first chunk, which is then shown inside this text as any table hit is: a section
     ranks on its heading and the placeholder, and the rows it stands for answer nothing until
     they are shown. Years and other numbers do not count: a statement's "[Table 5: 2020,
-    2019]" says nothing of which rows it holds."""
+    2019]" says nothing of which rows it holds. A long table (`table_rows`) is shown by its
+    rows alone, so the text stays as well, the table after it ("In February 2016, we granted
+    547,000 PSUs" was lost behind a table of share counts)."""
     asked = stems(question, numbers=False)
     out: list[Hit] = []
     for hit in hits:
@@ -580,7 +582,12 @@ def _opened(hits: list[Hit], question: str, parents: ParentLookup) -> list[Hit]:
         shown = figure is not None and any(
             h.chunk.chunk_id == figure.chunk_id or _same_figure(h.chunk, figure) for h in hits
         )
-        out.append(replace(hit, chunk=figure) if figure is not None and not shown else hit)
+        if figure is None or shown:
+            out.append(hit)
+        elif table_rows(figure, parents) is None:
+            out.append(replace(hit, chunk=figure))  # shown whole, inside this text
+        else:  # a long table is shown by its rows alone: this text goes on beside it
+            out += [hit, replace(hit, chunk=figure)]
     return out
 
 
