@@ -3,9 +3,11 @@
 pdfplumber finds tables from the lines drawn around their cells. It interprets the page's
 content in Python (~0.1-1.5 s a page on 2 cores, against ~0.01 s for the text layer), so it is
 asked only about pages that PDFium says draw a grid, at most `MAX_TABLE_PAGES` per file, and a
-file whose searched pages keep giving nothing is given up on (`FRUITLESS_PAGES`). Tables without
-ruling (columns aligned by spaces alone, like most annual reports' statements) are not
-detected: their rows stay text lines, as before.
+file whose searched pages keep giving nothing is given up on (`FRUITLESS_PAGES`). A grid that
+rules its rows and the lines between its columns but not its outer sides is given its sides
+(`open_sides`), else its first and last columns would be lost. Tables without ruling (columns
+aligned by spaces alone, like most annual reports' statements) are found from the text lines by
+pdf_statements.py and pdf_grids.py.
 
 Used by the PDF parser (parse/pdf.py):
 
