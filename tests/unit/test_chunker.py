@@ -31,6 +31,12 @@ def test_sentence_spans_keep_abbreviations_and_lines() -> None:
     text = "Dr. Smith arrived. He met Mr. Jones e.g. at noon!\nNext line here"
     pieces = [text[a:b] for a, b in sentence_spans(text)]
     assert pieces == ["Dr. Smith arrived.", "He met Mr. Jones e.g. at noon!", "Next line here"]
+    case = "Knowles v. Mirzayance was argued on Jan. 13, 2009. They flew to Kyiv. It rained."
+    assert [case[a:b] for a, b in sentence_spans(case)] == [
+        "Knowles v. Mirzayance was argued on Jan. 13, 2009.",
+        "They flew to Kyiv.",
+        "It rained.",
+    ]
 
 
 def test_wrapped_lines_continue_a_sentence_only_when_asked() -> None:

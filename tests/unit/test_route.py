@@ -41,6 +41,9 @@ def hits(
             True,
         ),
         ("When was Iwan Roberts born?", Modality.TEXT, "lookup", False),
+        # Something that was changed is no change to compute; how much it changed is.
+        ("On what date was the company's name changed?", Modality.TEXT, "lookup", False),
+        ("How much has the tax rate changed since 2021?", Modality.TEXT, "compute", True),
         # How many more or fewer one thing has than another: a difference, not a count.
         (
             "How many fewer total chunks did Chipper produce than Base 256?",

@@ -228,3 +228,18 @@ def test_a_count_the_sources_write_in_words_supports_the_figure() -> None:
     prose = item(1, "Table 3-2 lists the nine built-in global variables.")
     assert not verify("DB2 for i supports 9 built-in global variables [1].", [prose]).refused
     assert verify("DB2 for i supports 8 built-in global variables [1].", [prose]).refused
+
+
+def test_a_figure_in_brackets_is_the_answer_not_a_marker() -> None:
+    evidence = [item(1, "Code 660: Astrophysics Science Division. Code 670: Heliophysics.")]
+    verdict = verify("The Heliophysics Science Division is Code [670].", evidence)
+    assert not verdict.refused and "670" in verdict.text
+    assert "[3]" not in verify("Heliophysics is Code 670 [3].", evidence).text  # a marker
+
+
+def test_a_date_written_with_the_month_in_full_matches_its_abbreviation() -> None:
+    from polyrag.answer.citations import word_support
+
+    header = "Date: Mon, 17 Mar 2014 11:15:04"
+    assert word_support("The password changed on March 17, 2014.", [header], {"password"}) == 1.0
+    assert word_support("It changed on April 17, 2014.", [header]) < 1.0

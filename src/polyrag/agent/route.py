@@ -23,8 +23,10 @@ _AGGREGATE = re.compile(
     r"maximum|minimum|most|fewest|least|greatest)\b",
     re.IGNORECASE,
 )
+# "changed" only as how much something changed: "when was the name changed" computes nothing.
 _COMPUTE = re.compile(
-    r"\b(?:difference|change[ds]?|increase[ds]?|decrease[ds]?|grow(?:th|n)?|decline[ds]?|ratio|"
+    r"\b(?:difference|changes?|how (?:much|far|many)\b.*\bchanged|increase[ds]?|decrease[ds]?|"
+    r"grow(?:th|n)?|decline[ds]?|ratio|"
     r"percent(?:age)?|per cent|proportion|margin|by how much|how much (?:more|less|higher|"
     r"lower)|times (?:more|as)|compared (?:to|with)|CAGR|"
     r"from (?:FY ?)?(?:19|20)\d\d to (?:FY ?)?(?:19|20)\d\d|"

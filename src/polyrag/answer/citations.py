@@ -105,11 +105,23 @@ def word_support(
     """Share of the answer's meaningful words found in the passages — numbers and words about
     the sources aside; the question's own words (`asked`) count as found."""
     body = _NUMBER.sub(" ", MARKER.sub(" ", answer))
-    words = content_words(body) - _META
+    words = _short_months(content_words(body) - _META)
     if not words:
         return 1.0
-    known = content_words(" ".join(passages)) | asked
+    known = _short_months(content_words(" ".join(passages)) | asked)
     return len(words & known) / len(words)
+
+
+_MONTHS = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+)  # fmt: skip
+_SHORT_MONTH = {month: month[:3] for month in _MONTHS} | {"sept": "sep"}
+
+
+def _short_months(words: set[str]) -> set[str]:
+    """Month names as their abbreviations: "March 17, 2014" is the e-mail's "17 Mar 2014"."""
+    return {_SHORT_MONTH.get(word, word) for word in words}
 
 
 def _plain_number(text: str) -> str:

@@ -32,6 +32,7 @@ from polyrag.answer.evidence import Evidence, content_words, named_numbers
 from polyrag.answer.numbers import (
     IN_TEXT,
     decimals,
+    numbers_in_text,
     parse_number,
     same_number,
     show,
@@ -74,7 +75,7 @@ def verify(
     asked = content_words(question)
     if not text.strip() or _only_refusal(text):
         return Verdict(REFUSAL, True, NO_ANSWER_FOUND, ())
-    text = strip_markers(text, len(evidence))
+    text = strip_markers(_unbracketed(text, evidence), len(evidence))
     by_number = {e.n: e for e in evidence}
     marked = cited_numbers(text, len(evidence))
     # A reply without markers is checked against all the evidence and attributed to the items
@@ -266,6 +267,18 @@ def _only_refusal(text: str) -> bool:
         return False
     facts = [s for s in _sentences(text) if not is_refusal(s) and not _GAP.search(s)]
     return not any(MARKER.search(s) for s in facts)
+
+
+def _unbracketed(text: str, evidence: Sequence[Evidence]) -> str:
+    """A figure the reply put in brackets ("is [670]."), beyond the evidence's numbers and
+    written in it, as the figure, not a marker to drop."""
+    written = {value for e in evidence for value in numbers_in_text(e.text)}
+
+    def figure(match: re.Match[str]) -> str:
+        value = int(match.group(1))
+        return match.group(1) if value > len(evidence) and value in written else match.group(0)
+
+    return re.sub(r"\[(\d+)\]", figure, text)
 
 
 def _sentences(text: str) -> list[str]:

@@ -9,6 +9,13 @@ from collections.abc import Callable, Iterator
 # whitespace and an upper-case letter, digit or opening quote; line breaks always end one.
 _BOUNDARY = re.compile(r"(?<=[.!?。！？])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9À-Ý])|\n+")
 _ABBREVIATIONS = ("e.g.", "i.e.", "Mr.", "Mrs.", "Ms.", "Dr.", "St.", "vs.", "No.", "Fig.", "U.S.")
+# Abbreviations that are words of their own ("Knowles v. Mirzayance", "Jan. 13"): compared with
+# the last word, not the end ("Kyiv." ends a sentence).
+_ABBREVIATION_WORDS = frozenset({
+    "v.", "Jr.", "Sr.", "Prof.", "Gen.", "Gov.", "Sen.", "Rep.", "Corp.", "Ltd.", "Nos.", "pp.",
+    "cf.", "approx.", "Jan.", "Feb.", "Mar.", "Apr.", "Jun.", "Jul.", "Aug.", "Sep.", "Sept.",
+    "Oct.", "Nov.", "Dec.",
+})  # fmt: skip
 _INITIAL = re.compile(r"(?:^|[\s(])[A-Z]\.$")  # "Roger O. Egeberg", "J. R. R. Tolkien"
 
 
@@ -27,7 +34,10 @@ def sentence_spans(text: str, *, wrapped: bool = False) -> Iterator[tuple[int, i
     for match in _BOUNDARY.finditer(text):
         piece = text[start : match.start()]
         ends = piece.rstrip()
-        if "\n" not in match.group(0) and (ends.endswith(_ABBREVIATIONS) or _INITIAL.search(ends)):
+        last = ends.rsplit(None, 1)[-1].lstrip("([") if ends else ""
+        if "\n" not in match.group(0) and (
+            ends.endswith(_ABBREVIATIONS) or last in _ABBREVIATION_WORDS or _INITIAL.search(ends)
+        ):
             continue
         if (
             wrapped
