@@ -311,6 +311,19 @@ def test_operands_written_for_other_periods_than_the_question_asks_are_repaired(
     assert "346,453 is written for 2019" in review(by_year, wrong, []).why
 
 
+def test_percentage_points_are_a_difference_of_percentages() -> None:
+    shares = Chunk(
+        "p1", "s1", "/d/ibm.md",
+        "IBM produced 80% of the computers in the U.S. and 70% of those worldwide.",
+        Locator(),
+    )  # fmt: skip
+    question = "How many percentage points higher was IBM's share in the U.S. than worldwide?"
+    ratio = calculation("(80 - 70) / 70 * 100", "(80 − 70) ÷ 70 × 100 = 14.29", shares)
+    found = review(question, ratio, [])
+    assert found.verdict == "repair" and "percentage points" in found.why
+    assert review(question, calculation("80 - 70", "80 − 70 = 10", shares), []).verdict == "accept"
+
+
 def test_a_row_named_as_the_question_names_it_wins_over_a_similar_one() -> None:
     rows = "| As of | 2019 | 2018 |\n| --- | --- | --- |\n| Total current assets | 391 | 339 |\n"
     sheet = Chunk(

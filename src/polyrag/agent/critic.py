@@ -28,6 +28,8 @@ _SUM = re.compile(r"\b(?:sum|avg|count|mean)\s*\(", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\bhow many ((?:[\w'-]+ ?){1,4})", re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-.'][a-z0-9]+)*")
 _PERCENT = re.compile(r"\bpercent|%|per cent", re.IGNORECASE)
+# Percentage points (or basis points) between two shares: a difference, not a relative change.
+_POINTS = re.compile(r"\b(?:percentage|basis) points?\b|\bpp\b", re.IGNORECASE)
 _GENERIC = frozenset(
     {
         "value", "values", "number", "numbers", "total", "amount", "year", "years", "many",
@@ -432,6 +434,12 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "the question asks for an average: add the values and divide by how many there "
             "are, (a + b) / 2",
         )
+    if _POINTS.search(question) and re.search(r"/|\*\s*100\b", expression):
+        return Review(
+            "repair",
+            "the question asks for percentage points: the difference of the two percentages, "
+            "new - old, without dividing",
+        )
     if (
         _DIFFERENCE.search(question)
         and not _RELATIVE.search(question)
@@ -441,7 +449,12 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "repair",
             "the question asks for a difference, not a percentage: new - old, without * 100",
         )
-    if _PERCENT.search(question) and "÷" not in outcome.formula and "/" not in outcome.formula:
+    if (
+        _PERCENT.search(question)
+        and not _POINTS.search(question)
+        and "÷" not in outcome.formula
+        and "/" not in outcome.formula
+    ):
         return Review(
             "repair",
             "the question asks for a percentage, so the expression must divide: "
