@@ -41,6 +41,19 @@ def hits(
             True,
         ),
         ("When was Iwan Roberts born?", Modality.TEXT, "lookup", False),
+        # Farther than, years after: differences too.
+        (
+            "How much farther from the border is the Neman river than the Berezina river?",
+            Modality.TEXT,
+            "compute",
+            True,
+        ),
+        (
+            "How many years after WordStar was Microsoft Word for MS-DOS launched?",
+            Modality.TEXT,
+            "compute",
+            True,
+        ),
         # Something that was changed is no change to compute; how much it changed is.
         ("On what date was the company's name changed?", Modality.TEXT, "lookup", False),
         ("How much has the tax rate changed since 2021?", Modality.TEXT, "compute", True),

@@ -112,7 +112,11 @@ _REASON = re.compile(
 )
 # "How many fewer chunks did A produce than B?": the difference of two figures, not a count.
 _MORE_THAN = re.compile(
-    r"\bhow (?:many|much) (?:[\w'-]+ )?(?:more|fewer|less)\b[^?]*\bthan\b", re.IGNORECASE
+    r"\bhow (?:many|much) (?:[\w'-]+ )?(?:more|fewer|less|higher|lower|farther|further|longer|"
+    r"shorter|older|younger|bigger|larger|smaller|greater|heavier|lighter|earlier|later)\b"
+    r"[^?]*\bthan\b|"
+    r"\bhow (?:many years|long) (?:after|before|between|since|later|earlier|apart)\b",
+    re.IGNORECASE,
 )
 _TABLE_LIKE = (Modality.TABLE,)
 
