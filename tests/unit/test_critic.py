@@ -23,6 +23,11 @@ ROWS = Chunk(
 )  # fmt: skip
 
 
+def passage(path: str, text: str) -> Chunk:
+    """A passage of plain text, as a calculation's backing."""
+    return Chunk("p1", "s1", path, text, Locator())
+
+
 def sql(query: str, result: str) -> ToolOutcome:
     return ToolOutcome("sql", {"query": query}, True, result, backing=(ROWS,))
 
@@ -268,12 +273,11 @@ def test_formulas_of_the_right_shape_are_accepted() -> None:
 
 
 def test_operands_from_lines_about_something_else_are_repaired() -> None:
-    note = Chunk(
-        "n1", "s1", "/d/imft.md",
+    note = passage(
+        "/d/imft.md",
         "IMFT sales to Intel were $731 million, $507 million, and $493 million for 2019, 2018, "
         "and 2017, respectively. IMFT total assets were $2,664 million and $3,025 million.",
-        Locator(),
-    )  # fmt: skip
+    )
     question = "What is the change of IMFT's total assets from 2018 to 2019?"
     sales = calculation("493 - 507", "493 − 507 = -14", note)
     found = review(question, sales, [])
@@ -283,13 +287,12 @@ def test_operands_from_lines_about_something_else_are_repaired() -> None:
 
 
 def test_operands_written_for_other_periods_than_the_question_asks_are_repaired() -> None:
-    grants = Chunk(
-        "g1", "s1", "/d/awards.md",
+    grants = passage(
+        "/d/awards.md",
         "In February 2016, we granted 547,000 PSUs with certain targets. As of December 31, "
         "2019, 253,203 shares had vested.\nIn October 2018, we granted 464,888 PSUs.\n"
         "In April 2019, we granted 346,453 PSUs with certain financial targets.",
-        Locator(),
-    )  # fmt: skip
+    )
     question = (
         "What is the percentage difference in PSUs granted between February 2016 and October 2018?"
     )
@@ -312,11 +315,10 @@ def test_operands_written_for_other_periods_than_the_question_asks_are_repaired(
 
 
 def test_percentage_points_are_a_difference_of_percentages() -> None:
-    shares = Chunk(
-        "p1", "s1", "/d/ibm.md",
+    shares = passage(
+        "/d/ibm.md",
         "IBM produced 80% of the computers in the U.S. and 70% of those worldwide.",
-        Locator(),
-    )  # fmt: skip
+    )
     question = "How many percentage points higher was IBM's share in the U.S. than worldwide?"
     ratio = calculation("(80 - 70) / 70 * 100", "(80 − 70) ÷ 70 × 100 = 14.29", shares)
     found = review(question, ratio, [])

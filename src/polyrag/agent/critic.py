@@ -17,6 +17,7 @@ from sqlglot import exp
 
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.agent.tools.calculator import FREE_CONSTANTS
+from polyrag.answer.citations import MONTHS
 from polyrag.answer.evidence import content_words
 from polyrag.answer.numbers import numbers_in_text, same_number, show
 from polyrag.chunk.figures import read_row_sentence
@@ -652,17 +653,13 @@ _MONTH_YEAR = re.compile(
     r"((?:19|20)\d\d)\b",
     re.IGNORECASE,
 )
-_FULL_MONTHS = (
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
-)  # fmt: skip
-_MONTHS = [month[:3].lower() for month in _FULL_MONTHS]
+_MONTHS = [month[:3].lower() for month in MONTHS]
 
 
 def _periods(text: str) -> tuple[set[str], set[str]]:
     """The months ("February 2016") and the years (with the months' years) a text names."""
     months = {
-        f"{_FULL_MONTHS[_MONTHS.index(m.group(1).lower()[:3])]} {m.group(2)}"
+        f"{MONTHS[_MONTHS.index(m.group(1).lower()[:3])]} {m.group(2)}"
         for m in _MONTH_YEAR.finditer(text)
     }
     years = set(re.findall(r"\b(?:19|20)\d\d\b", text))

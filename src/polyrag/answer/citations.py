@@ -112,11 +112,11 @@ def word_support(
     return len(words & known) / len(words)
 
 
-_MONTHS = (
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december",
+MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
 )  # fmt: skip
-_SHORT_MONTH = {month: month[:3] for month in _MONTHS} | {"sept": "sep"}
+_SHORT_MONTH = {month.lower(): month[:3].lower() for month in MONTHS} | {"sept": "sep"}
 
 
 def _short_months(words: set[str]) -> set[str]:
