@@ -326,6 +326,23 @@ def test_percentage_points_are_a_difference_of_percentages() -> None:
     assert review(question, calculation("80 - 70", "80 − 70 = 10", shares), []).verdict == "accept"
 
 
+def test_how_much_farther_than_is_a_difference_not_a_percentage() -> None:
+    rivers = passage(
+        "/d/isw.html",
+        "The Berezina river is 70 km from the border; the Neman river is 170 km from it.",
+    )
+    question = "How much farther from the border is the Neman river than the Berezina river?"
+    relative = calculation("(170 - 70) / 70 * 100", "(170 − 70) ÷ 70 × 100 = 142.86", rivers)
+    found = review(question, relative, [])
+    assert found.verdict == "repair" and "without * 100" in found.why
+    assert review(question, calculation("170 - 70", "170 − 70 = 100", rivers), []).verdict == (
+        "accept"
+    )
+    # Asked as a percentage, the same division is what the question wants.
+    percent = "By what percent is the Neman river farther from the border than the Berezina?"
+    assert review(percent, relative, []).verdict == "accept"
+
+
 def test_a_row_named_as_the_question_names_it_wins_over_a_similar_one() -> None:
     rows = "| As of | 2019 | 2018 |\n| --- | --- | --- |\n| Total current assets | 391 | 339 |\n"
     sheet = Chunk(

@@ -54,6 +54,12 @@ def hits(
             "compute",
             True,
         ),
+        (
+            "How many square kilometres larger is Lake Ladoga than Lake Onega?",
+            Modality.TEXT,
+            "compute",
+            True,
+        ),
         # Something that was changed is no change to compute; how much it changed is.
         ("On what date was the company's name changed?", Modality.TEXT, "lookup", False),
         ("How much has the tax rate changed since 2021?", Modality.TEXT, "compute", True),

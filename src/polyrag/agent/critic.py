@@ -15,6 +15,7 @@ from typing import Literal
 import sqlglot
 from sqlglot import exp
 
+from polyrag.agent.route import MORE_THAN
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.agent.tools.calculator import FREE_CONSTANTS
 from polyrag.answer.citations import MONTHS
@@ -442,7 +443,7 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "new - old, without dividing",
         )
     if (
-        _DIFFERENCE.search(question)
+        (_DIFFERENCE.search(question) or MORE_THAN.search(question))
         and not _RELATIVE.search(question)
         and re.search(r"\*\s*100\b", expression)
     ):

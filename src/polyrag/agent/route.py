@@ -110,9 +110,10 @@ _REASON = re.compile(
     r"(?:main |key |primary )?(?:reasons?|drivers?|causes?|factors?)\b)",
     re.IGNORECASE,
 )
-# "How many fewer chunks did A produce than B?": the difference of two figures, not a count.
-_MORE_THAN = re.compile(
-    r"\bhow (?:many|much) (?:[\w'-]+ )?(?:more|fewer|less|higher|lower|farther|further|longer|"
+# "How many fewer chunks did A produce than B?", "how many percentage points higher … than":
+# the difference of two figures, not a count. The critic reads differences by it too.
+MORE_THAN = re.compile(
+    r"\bhow (?:many|much) (?:[\w'-]+ ){0,2}(?:more|fewer|less|higher|lower|farther|further|longer|"
     r"shorter|older|younger|bigger|larger|smaller|greater|heavier|lighter|earlier|later)\b"
     r"[^?]*\bthan\b|"
     r"\bhow (?:many years|long) (?:after|before|between|since|later|earlier|apart)\b",
@@ -147,7 +148,7 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
     asked = _without_stated_totals(_without_stated_counts(question, hits[:6]), hits[:6])
     aggregate = bool(_AGGREGATE.search(asked) or _WHICH_PERIOD.search(asked))
     compute = bool(_COMPUTE.search(question))
-    if _MORE_THAN.search(question):
+    if MORE_THAN.search(question):
         aggregate, compute = False, True
     if _REASON.search(question):  # "What drove the increase in…": a reason, said in words
         aggregate = compute = False
