@@ -68,3 +68,20 @@ def test_a_number_the_question_gives_may_be_an_operand() -> None:
         calculator(expression, context=ToolContext([rows]))
     stated = ToolContext([rows], stated=(365.0,))  # "DPO is defined as: 365 * …"
     assert calculator(expression, context=stated).ok
+
+
+def test_numbers_written_in_words_are_operands_and_cited() -> None:
+    from polyrag.agent.tools.base import ToolContext
+    from polyrag.agent.tools.builtin import calculator
+    from polyrag.types import Chunk, Locator
+
+    prose = Chunk(
+        "c",
+        "s",
+        "/ibm.md",
+        "IBM employees have won six Nobel Prizes and six Turing Awards.",
+        Locator(),
+    )
+    done = calculator("6 + 6", context=ToolContext([prose]))
+    assert done.ok and "= 12" in done.formula
+    assert [c.chunk_id for c in done.backing] == ["c"]  # "six" states 6

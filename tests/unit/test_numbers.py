@@ -34,3 +34,11 @@ def test_numbers_in_text_take_a_decimal_comma_only_beside_euros_or_percent() -> 
 def test_decimals_as_written() -> None:
     written = ["3.50", "15,50 €", "1,577", "1,577.25", "12%", "5.39E-05", "0.4318"]
     assert [decimals(text) for text in written] == [2, 2, 0, 2, 0, 7, 4]
+
+
+def test_written_numbers_read_figures_and_words_once() -> None:
+    from polyrag.answer.numbers import written_numbers
+
+    texts = ["six Nobel Prizes and six Turing Awards", "Twenty-five BTR-80s and 30 trucks"]
+    assert written_numbers(texts) == [6.0, 80.0, 30.0, 25.0]  # each text's figures, then words
+    assert written_numbers(["one of the reports, forty two pages"]) == [42.0]  # "one": no count

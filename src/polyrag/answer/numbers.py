@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # A decimal comma, as most of Europe writes: "15,50", "1.234,56" (a comma before three digits
 # separates thousands: "1,577").
@@ -71,6 +72,40 @@ def numbers_in_text(text: str) -> list[float]:
         if value is not None:
             out.append(value)
     return out
+
+
+NUMBER_WORDS = (  # one to twenty, in order
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    "twenty",
+)  # fmt: skip
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
+_TENS |= {"eighty": 80, "ninety": 90}
+# "one" is left out of the words read as numbers: it is mostly no count ("one of the …").
+_WORD_VALUES = {word: value for value, word in enumerate(NUMBER_WORDS, start=1) if value != 1}
+_UNITS = "|".join(NUMBER_WORDS[:9])
+_NUMBER_WORD = re.compile(
+    rf"\b(?:(?P<tens>{'|'.join(_TENS)})(?:[- ](?P<unit>{_UNITS}))?|"
+    rf"(?P<word>{'|'.join(_WORD_VALUES)}))\b",
+    re.IGNORECASE,
+)
+
+
+def written_numbers(texts: Sequence[str]) -> list[float]:
+    """The numbers the texts write, in figures or in words ("six Nobel Prizes" states 6,
+    "twenty-five" 25), each once."""
+    seen: dict[float, None] = {}
+    for text in texts:
+        for value in numbers_in_text(text):
+            seen.setdefault(value)
+        for match in _NUMBER_WORD.finditer(text):
+            if match["word"]:
+                seen.setdefault(float(_WORD_VALUES[match["word"].lower()]))
+                continue
+            unit = match["unit"]
+            units = NUMBER_WORDS.index(unit.lower()) + 1 if unit else 0
+            seen.setdefault(float(_TENS[match["tens"].lower()] + units))
+    return list(seen)
 
 
 def text_number(found: str) -> float | None:

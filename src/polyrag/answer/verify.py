@@ -37,9 +37,9 @@ from polyrag.answer.numbers import (
     same_number,
     show,
     text_number,
+    written_numbers,
 )
 from polyrag.chunk.sentences import sentence_spans
-from polyrag.retrieve.pages import NUMBER_WORDS
 from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, REFUSAL, Chunk, Citation
 
 MIN_SUPPORT = 0.5  # share of the reply's meaningful words that must be in the cited evidence
@@ -85,7 +85,7 @@ def verify(
     numbers += [
         e.n
         for e in evidence
-        if e.derived and e.n not in numbers and any(v in stated for v in _numbers([e.text]))
+        if e.derived and e.n not in numbers and any(v in stated for v in written_numbers([e.text]))
     ]
     if not numbers:
         return Verdict(REFUSAL, True, NOT_SUPPORTED, ())
@@ -97,9 +97,9 @@ def verify(
         for text in (by_number[n].text, *(c.text for c in by_number[n].backing))
     ]
     # The question's own numbers ("in 2019 and 2018") may be restated: they are not claims.
-    known = _numbers([*cited_text, question])
+    known = written_numbers([*cited_text, question])
     everything = [t for e in evidence for t in (e.text, *(c.text for c in e.backing))]
-    known_anywhere = _numbers([*everything, question])
+    known_anywhere = written_numbers([*everything, question])
     # A year the question names that no evidence writes: a reply restating it presumes what the
     # sources do not show ("How many ducks in 2018?" over a table of 2019 to 2024). A passage's
     # headings count ("January–June 2023" over a table's rows).
@@ -119,7 +119,7 @@ def verify(
         else [
             value
             for value in _asked_values(question)
-            if value not in set(_numbers([*everything, *headed]))
+            if value not in set(written_numbers([*everything, *headed]))
         ]
     )
     # And, for a lookup, a name the question gives that no evidence writes ("the population of
@@ -418,26 +418,6 @@ def _asked_values(question: str) -> list[float]:
         if value is not None and not _YEAR.fullmatch(number):
             values.append(value)
     return values
-
-
-def _numbers(texts: Sequence[str]) -> list[float]:
-    """The numbers written in the texts, in figures or in words ("lists the nine built-in
-    global variables" states 9; "one" is left out, being mostly no count)."""
-    seen: dict[float, None] = {}
-    for text in texts:
-        for match in IN_TEXT.finditer(text):
-            value = text_number(match.group(0))
-            if value is not None:
-                seen.setdefault(value)
-        for word in _NUMBER_WORD.findall(text):
-            seen.setdefault(float(_NUMBER_WORDS[word.lower()]))
-    return list(seen)
-
-
-_NUMBER_WORDS = {word: value for value, word in enumerate(NUMBER_WORDS, start=1) if value != 1}
-_NUMBER_WORDS |= {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
-_NUMBER_WORDS |= {"eighty": 80, "ninety": 90}
-_NUMBER_WORD = re.compile(rf"\b({'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
 
 
 def _explain(value: float, decimals: int, known: Sequence[float], arithmetic: bool) -> str | None:

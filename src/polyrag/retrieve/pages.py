@@ -12,28 +12,8 @@ from __future__ import annotations
 
 import re
 
-NUMBER_WORDS = [  # one to twenty, in order
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-]
+from polyrag.answer.numbers import NUMBER_WORDS
+
 _ORDINALS = [
     "first",
     "second",

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from polyrag.answer.numbers import numbers_in_text
+from polyrag.answer.numbers import written_numbers
 from polyrag.types import Chunk
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ class ToolContext:
         question's own formula."""
         texts = [chunk.text for chunk in self.passages]
         texts += [r.result for r in self.results if r.ok]
-        return [n for text in texts for n in numbers_in_text(text)] + list(self.stated)
+        return written_numbers(texts) + list(self.stated)
 
     def chunks_with(self, value: float) -> list[Chunk]:
         """The passages (or earlier results' backing) that state a number."""
@@ -42,7 +42,7 @@ class ToolContext:
 
 
 def _states(text: str, value: float) -> bool:
-    return any(abs(abs(n) - abs(value)) < 1e-9 for n in numbers_in_text(text))
+    return any(abs(abs(n) - abs(value)) < 1e-9 for n in written_numbers([text]))
 
 
 @dataclass(frozen=True)
