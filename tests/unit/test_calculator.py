@@ -85,3 +85,11 @@ def test_numbers_written_in_words_are_operands_and_cited() -> None:
     done = calculator("6 + 6", context=ToolContext([prose]))
     assert done.ok and "= 12" in done.formula
     assert [c.chunk_id for c in done.backing] == ["c"]  # "six" states 6
+
+
+def test_a_decimal_comma_beside_a_euro_sign_is_a_decimal_point() -> None:
+    prices = [15.5, 3.5, 25.75, 45.9]
+    done = calculate("15,50 € + 3,50 € + 25,75€ + €45,90", prices)
+    assert done.formula == "15.5 + 3.5 + 25.75 + 45.9 = 90.65"
+    assert calculate("max(15,50)", [15, 50]).value == 50  # between arguments, a comma stays
+    assert calculate("1.234,56 € - 1,577", [1234.56, 1577]).value == pytest.approx(-342.44)

@@ -38,6 +38,10 @@ _FUNCTIONS: dict[str, Callable[..., float]] = {
     "max": max,
 }
 _GROUPED = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+)(?![\d,])")
+# A decimal comma beside a euro sign, as the sources write it: "15,50 € + 3,50 €".
+_EURO_DECIMAL = re.compile(
+    r"(?<![\d.,])(€\s*)?(\d{1,3}(?:\.\d{3})*),(\d{1,2})(?![\d,])(\s*(?:€|EUR\b))?"
+)
 _CURRENCY = re.compile(r"(?:US\$|[$€£¥])(?=\s*[\d.(])")
 _UNIT_SIGNS = re.compile(r"(\d)\s*%")  # a percent sign is the number's unit, not modulo
 MAX_LENGTH = 300
@@ -60,7 +64,8 @@ class Calculation:
 def calculate(expression: str, known: Sequence[float]) -> Calculation:
     """Compute `expression`; every operand must be one of the `known` numbers (or a small
     constant). Raises CalculationError naming what is wrong."""
-    text = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), expression.strip())
+    text = _EURO_DECIMAL.sub(_decimal_point, expression.strip())
+    text = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), text)
     text = text.replace("×", "*").replace("÷", "/").replace("−", "-").replace("^", "**")
     text = text.rstrip("=").strip()
     text = _UNIT_SIGNS.sub(r"\1", _CURRENCY.sub("", text))  # "(4.00% - 3.75%)", "$1,305"
@@ -84,6 +89,12 @@ def calculate(expression: str, known: Sequence[float]) -> Calculation:
         raise CalculationError(f"{shown} is not a number of the sources: copy operands from them")
     formula = f"{_render(tree.body)} = {show(value)}"
     return Calculation(text, formula, float(value), tuple(operands))
+
+
+def _decimal_point(match: re.Match[str]) -> str:
+    if not (match.group(1) or match.group(4)):  # "max(15,50)": a comma between arguments
+        return match.group(0)
+    return match.group(2).replace(".", "") + "." + match.group(3)
 
 
 def _evaluate(node: ast.AST, operands: list[float]) -> float:
