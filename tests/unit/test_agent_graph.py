@@ -16,6 +16,7 @@ from polyrag.agent.graph import Agent
 from polyrag.agent.questions import Bridge, bridge_of, entity_searches
 from polyrag.agent.route import Route
 from polyrag.agent.steps import Steps
+from polyrag.agent.tools import lists
 from polyrag.agent.tools.base import ToolContext, ToolOutcome
 from polyrag.agent.tools.registry import Toolbox, builtin_tools
 from polyrag.agent.trace import Trace
@@ -45,6 +46,10 @@ CHUNKS = [
           "| Product | Revenue |\n| --- | --- |\n| Widget C | 3000 |\n| Widget D | 8000 |\n"
           "| Widget C | 15000 |\n| Widget D | 9000 |",
           Locator(sheet="Sales", rows=(1, 5)), Modality.TABLE),
+    Chunk("l1", "kindergarten", "/docs/reporting-procedure.docx",
+          "Student falls ill\n- Suggested Reportable Symptoms:\n＊ Fever\n＊ Cough\n＊ Diarrhea\n"
+          "＊ Vomiting\n＊ Rash\n＊ Blisters\n＊ Headache\n＊ Sore throat\n"
+          "If a caregiver suspects the same symptoms, report within 24 hours.", Locator()),
 ]  # fmt: skip
 SALES = Table(
     header=("Product", "Revenue"),
@@ -719,7 +724,7 @@ def test_a_computed_answer_states_the_one_figure_a_query_gave() -> None:
     from polyrag.answer.evidence import Evidence
     from polyrag.types import Answer, Citation
 
-    rows = CHUNKS[-1]
+    rows = next(c for c in CHUNKS if c.chunk_id == "w1")
     query = "(query: SELECT SUM(...) - SUM(...) AS revenue_difference FROM sales; cells: A2:B5)"
     outcome = ToolOutcome("sql", {}, True, f"revenue_difference = 1000\n{query}", backing=(rows,))
     evidence = [Evidence(1, rows, rows.text), replace(derived(outcome), n=2)]
@@ -893,3 +898,16 @@ def test_a_difference_between_things_of_several_rows_each_is_added_up_by_sql(
     question = "How much did the number of freshwater ducks change from 2019 to 2020?"
     answer, trace = ask(agent, question, "compute")
     assert steps_named(trace, "evaluate")[0] == "needs a tool: calculator"
+
+
+def test_the_items_of_a_list_are_counted_by_code(tmp_path: Path) -> None:
+    agent, _chat = make_agent(tmp_path, ["Seven reportable symptoms are listed [1]."])
+    question = "How many suggested reportable symptoms are listed in the reporting procedure?"
+    answer, trace = ask(agent, question, "aggregate")
+    assert not answer.refused
+    assert answer.text.startswith("8: the list 'Suggested Reportable Symptoms' has 8 items")
+    assert [c.chunk.chunk_id for c in answer.citations] == ["l1"]
+    assert any(s.startswith("count: 8") for s in steps_named(trace, "tool"))
+    assert answer.model_calls == 1  # the count took no model decision
+    # A count the list does not answer ("how many hours") is left to the other tools.
+    assert lists.count_list("How many hours are given to report?", CHUNKS) is None

@@ -19,6 +19,7 @@ from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, Answer, Chunk, Citatio
 _CALC = "Calculation:"
 _SQL = "Computed by SQL from the rows below:"
 _FIGURE = "Computed by code from the statements:"
+_COUNT = "Counted by code:"
 
 
 def derived(outcome: ToolOutcome) -> Evidence:
@@ -29,6 +30,8 @@ def derived(outcome: ToolOutcome) -> Evidence:
         text = f"{_CALC} {outcome.formula}"
     elif outcome.tool == "statement":
         text = f"{_FIGURE} {outcome.result}"
+    elif outcome.tool == "count":
+        text = f"{_COUNT} {outcome.result}"
     else:
         text = f"Result of {outcome.tool}: {outcome.result}"
     chunk = Chunk(
@@ -161,6 +164,8 @@ def with_result(answer: Answer, evidence: Sequence[Evidence], question: str) -> 
     if item.text.startswith(_CALC):
         unit = "%" if _ASKS_PERCENT.search(question) and "× 100" in worked else ""
         text = f"{result}{unit}, computed as {worked} [{item.n}]."
+    elif item.text.startswith(_COUNT):
+        text = f"{result}: {worked} [{item.n}]."
     else:
         text = f"{result} ({worked}), computed with SQL from the cited rows [{item.n}]."
     cited = [Citation(item.n, chunk) for chunk in item.backing]
@@ -177,7 +182,11 @@ def with_result(answer: Answer, evidence: Sequence[Evidence], question: str) -> 
 def _computed(text: str) -> tuple[str, str] | None:
     """How a tool result was worked out and the figure it gave: a calculation's formula and
     result, or a SQL query's one value and the name of its column ("revenue_difference",
-    "2000"); None for anything else (a query giving rows or several values)."""
+    "2000"), or a list's count and what was counted; None for anything else (a query giving
+    rows or several values)."""
+    if text.startswith(_COUNT):
+        result, _, worked = text[len(_COUNT) :].strip().partition(" — ")
+        return (worked.strip(), result.strip()) if worked.strip() else None
     if text.startswith(_CALC):
         worked, _, result = text[len(_CALC) :].strip().rpartition("=")
         return (worked.strip(), result.strip()) if worked.strip() else None
