@@ -133,6 +133,10 @@ def test_a_question_names_a_figure_and_its_fiscal_years(question: str, described
         "What were the sales contributed to the segment's net sales in fiscal 2019?",
         "What are the components of cost of sales for Amazon's FY2017?",
         "What Was AMCOR's Adjusted Non GAAP EBITDA for FY 2023",
+        # A part of the company's figure: a brand's, a country's, segments'.
+        "How much net sales did the Cheerios brand generate for General Mills in fiscal 2022?",
+        "How much of Nike's fiscal 2019 revenue was derived in the United States?",
+        "What were Nike's combined fiscal 2019 revenues from its Greater China and APLA segments?",
     ],
 )
 def test_questions_about_something_else_are_left_to_the_model(question: str) -> None:

@@ -16,9 +16,9 @@ all), never an exhibit's or a note's; of those the longest (the statement, not a
 it). A statement whose columns the parser did not find as a table is read from its lines of
 text. In it, the row is the best of a short list of the names filings give the item, in the
 column headed by the year. A figure it cannot find is never guessed, and a question about
-something narrower (a quarter, a segment, an adjusted measure, a ratio to something it does
-not know) is not taken for one of these: the question then goes on to the model's own
-calculation.
+something narrower (a quarter, a segment, a brand or a country, an adjusted measure, a ratio
+to something it does not know) is not taken for one of these: the question then goes on to
+the model's own calculation.
 
 "Does Adobe have an improving operating margin as of FY2022?" and "How does the effective tax
 rate in FY2022 compare to FY2021?" are the same figures for two years, side by side: code says
@@ -176,7 +176,7 @@ def plan(question: str) -> Plan | None:
     if named is None:
         return None
     metric, found = named
-    if _another_figure(asked, found):
+    if _another_figure(asked, found) or _NARROWER.search(asked):
         return None
     span = _SPAN.search(asked)
     if span is None and len(set(years)) > 1:
@@ -301,6 +301,14 @@ def _trend(question: str) -> Plan | None:
     return Plan(metric, (years[1],), years[0], unit=unit, decimals=decimals, trend=direction)
 
 
+# A part of the company's figure: a segment's, a brand's, a region's or a country's ("How much
+# net sales did the Cheerios brand generate", "revenue derived in the United States").
+_NARROWER = re.compile(
+    r"\b(?:segments?|brands?|divisions?|regions?|regional|geograph\w*|countr(?:y|ies)|"
+    r"subsidiar(?:y|ies)|product (?:line|categor\w+)|channels?|derived (?:in|from)|"
+    r"in the (?:United States|U\.S\.?|US)|domestic|international|(?<!un)adjusted|non[- ]?GAAP)\b",
+    re.IGNORECASE,
+)
 # A question about why a figure moved, or how it will: the filing's words answer it, not two
 # figures side by side.
 _NOT_THE_MOVE = re.compile(
