@@ -137,9 +137,10 @@ def _lists(text: str) -> list[tuple[str, list[str]]]:
 
 
 def _kind(marker: str) -> str:
-    if marker[-1:].isdigit() or re.fullmatch(r"\(?\d{1,2}[.)]", marker):
+    """A bullet's kind: numbered ("1.", "(2)"), lettered ("a)", "(b)") or its sign."""
+    if any(c.isdigit() for c in marker):
         return "number"
-    if re.fullmatch(r"\(?[a-z][.)]|\([a-z]\)", marker):
+    if any(c.isalpha() for c in marker):
         return "letter"
     return marker
 
