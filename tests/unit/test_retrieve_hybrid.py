@@ -429,3 +429,28 @@ def test_a_long_question_weighs_bm25_less(store: LanceStore, embedder: ScriptedE
     fixed = retriever(store, embedder, keyword_words=0, **settings).search(question, k=5)
     for hit in fixed.hits:
         assert hit.score == pytest.approx(fused(0.3, hit), rel=1e-5)
+
+
+def test_a_form_name_chooses_the_filing_but_is_not_searched_for(tmp_path: Path) -> None:
+    # An exhibit index names the form on every line; the answer never does.
+    texts = {
+        "exhibits": "10.1 Employee plan, incorporated by reference to the Form 10-K filed in 2019. "
+        "10.2 Employee equity plan, incorporated by reference to Form 10-K exhibit 10.",
+        "people": "Each of our 61,200 full- and part-time employees makes a contribution.",
+    }
+    chunks = [
+        Chunk(chunk_id, chunk_id, f"/filings/{name}", texts[chunk_id], Locator(page=9), ordinal=0)
+        for chunk_id, name in (("exhibits", "ACME_2021_10K.pdf"), ("people", "ACME_2021_10K.pdf"))
+    ]
+    store = LanceStore(tmp_path / "forms", DIM, model="test-random")
+    try:
+        store.replace(chunks, np.stack([unit(3), unit(4)]))
+        question = "How many employees did ACME report in its 2021 Form 10-K?"
+        embedder = ScriptedEmbedder({})
+        found = retriever(store, embedder, vector_weight=0, name_match=0.3).search(question)
+        assert ids(found.hits)[0] == "people"
+        assert all("10-K" not in text for call in embedder.seen for text in call)
+        # The file name still matches: both chunks gained the same bonus from "2021 10-K".
+        assert found.hits[0].score > 0.3 * 2 / 3
+    finally:
+        store.close()

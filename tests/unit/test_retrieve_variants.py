@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from polyrag.retrieve.variants import keyword_form
+from polyrag.retrieve.variants import keyword_form, without_form_names
 
 
 @pytest.mark.parametrize(
@@ -32,3 +32,26 @@ def test_keyword_form_keeps_the_words_that_carry_meaning(question: str, form: st
 )
 def test_no_keyword_form_when_it_would_change_nothing_or_leave_too_little(question: str) -> None:
     assert keyword_form(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "searched"),
+    [
+        (
+            "How many full- and part-time employees did Corning report in its 2021 Form 10-K?",
+            "How many full- and part-time employees did Corning report in its 2021?",
+        ),
+        (
+            "Per Best Buy's 10-Q filing, how many stores closed?",
+            "Per Best Buy's, how many stores closed?",
+        ),
+        (
+            "What are three companies acquired by Pfizer mentioned in this 10K report?",
+            "What are three companies acquired by Pfizer mentioned in this?",
+        ),
+        ("What is a 10-K?", "What is a 10-K?"),  # nothing else would be left
+        ("Revenue in 2019", "Revenue in 2019"),
+    ],
+)
+def test_form_names_are_not_searched_for(question: str, searched: str) -> None:
+    assert without_form_names(question) == searched

@@ -38,7 +38,7 @@ from polyrag.retrieve.base import TIMING_KEYS, RetrievalResult, SearchMode
 from polyrag.retrieve.fusion import convex_fusion, reciprocal_rank_fusion, unit_support
 from polyrag.retrieve.names import name_overlap, question_terms
 from polyrag.retrieve.pages import named_pages, pages_from_end
-from polyrag.retrieve.variants import keyword_form, searched_form
+from polyrag.retrieve.variants import keyword_form, searched_form, without_form_names
 from polyrag.settings import RetrieveSettings
 from polyrag.types import Chunk, Filter, Hit
 
@@ -90,9 +90,10 @@ class HybridRetriever:
         use_keyword = mode == "keyword" or (mode == "hybrid" and settings.keyword_weight > 0)
         use_vector = mode == "vector" or (mode == "hybrid" and settings.vector_weight > 0)
 
-        form = keyword_form(query)
-        queries = [query]
-        variant = searched_form(query, settings) if mode != "keyword" else None
+        text = without_form_names(query)  # the words to search for; `query` also names files
+        form = keyword_form(text)
+        queries = [text]
+        variant = searched_form(text, settings) if mode != "keyword" else None
         if variant:
             queries.append(variant)
         pages: tuple[int, ...] = ()
@@ -111,7 +112,7 @@ class HybridRetriever:
         pending: Future[tuple[list[Hit], float]] | None = None
         if use_keyword:
             search = partial(
-                self._store.keyword_search, query, candidates, where, vector=query_vector
+                self._store.keyword_search, text, candidates, where, vector=query_vector
             )
             if use_vector and self._pool is not None:
                 pending = self._pool.submit(_timed, search)
@@ -135,7 +136,7 @@ class HybridRetriever:
         if per_source:
             keyword, vector = _best_per_source(keyword), _best_per_source(vector)
         if mode == "hybrid":
-            words = len((form or query).split())
+            words = len((form or text).split())
             hits = self._fuse(keyword, vector, per_source, _keyword_weight(words, settings))
         else:
             hits = keyword if mode == "keyword" else vector

@@ -62,6 +62,27 @@ def keyword_form(question: str) -> str | None:
     return " ".join(kept)
 
 
+# An SEC form's name ("Form 10-K", "its 10-Q filing") says which document, not what is in it:
+# the file's name and the name match choose the filing, while as search words they match its
+# cover, contents and exhibit index, where the form is named on every line. Set 8: "how many
+# full- and part-time employees did Corning report in its 2021 Form 10-K?" found 20 exhibit
+# lines before the page that says "61,200 full- and part-time employees".
+_FORM_NAME = re.compile(
+    r"\b(?:SEC\s+)?(?:Form\s+)?(?:10-?K(?:405)?|10-?Q|8-?K|20-?F|40-?F|S-1)\b"
+    r"(?:\s+(?:filing|report|document))?",
+    re.IGNORECASE,
+)
+
+
+def without_form_names(question: str) -> str:
+    """The question without the names of SEC forms, for searching the text (the question
+    itself still matches file names); unchanged when it asks about nothing else ("What is a
+    10-K?")."""
+    plain = re.sub(r"\s+(?=[?.,;:!])", "", " ".join(_FORM_NAME.sub(" ", question).split()))
+    content = [t for t in _TOKEN.findall(plain) if t.strip(".'’-").lower() not in _FUNCTION_WORDS]
+    return plain if content else question
+
+
 def searched_form(question: str, settings: RetrieveSettings) -> str | None:
     """The keyword form the vector search uses beside `question`, or None when it uses none."""
     form = keyword_form(question) if settings.keyword_variant else None
