@@ -428,3 +428,27 @@ def test_a_row_the_question_names_is_taken_instead_of_one_sharing_its_words() ->
     both = "What was profit before taxes, associates and joint ventures less net financial income?"
     net = review(both, calculation("6565 - -697", "6565 − -697 = 7262", reconciliation), [])
     assert net.verdict == "accept", net.why
+
+
+def test_a_calculation_the_question_does_not_ask_for_is_discarded() -> None:
+    stores = passage(
+        "/d/bby.pdf",
+        "Best Buy: 908 stores at the start of the quarter, 907 at its end. Yardbird: 22 stores.",
+    )
+    lookup = "How many Yardbird stores did Best Buy operate at the end of the quarter?"
+    difference = calculation("907 - 908", "907 − 908 = -1", stores)
+    found = review(lookup, difference, [])
+    assert found.verdict == "discard" and "no difference" in found.why
+    # "plus" asks for a sum: a subtraction still answers another question.
+    revenues = passage("/d/awk.pdf", "Regulated Businesses revenues: 3,255 in 2020, 3,094 in 2019.")
+    plus = "What were the revenues in New Jersey (water plus wastewater) for 2020?"
+    assert review(plus, calculation("3255 - 3094", "3255 − 3094 = 161", revenues), []).verdict == (
+        "discard"
+    )
+    share = calculation("572 / 824 * 100", "572 ÷ 824 × 100 = 69.42", revenues)
+    listed = "How many coffee-shop brands are listed as eligible for the 2% accrual?"
+    assert "no ratio" in review(listed, share, []).why
+    # Asked for, the same operations are reviewed as usual.
+    asked = "By how much did the store count change during the quarter?"
+    assert review(asked, difference, []).verdict == "accept"
+    assert review("What share of the brands are coffee shops?", share, []).verdict != "discard"

@@ -75,6 +75,45 @@ _WHICH_ONE = re.compile(
 _YEAR_VALUE = re.compile(r"= (?:FY ?)?(?:19|20)\d\d\b|= (?:Q[1-4]|[A-Za-z]{3,})", re.IGNORECASE)
 
 
+# The words that ask for a subtraction or a division, however loosely: a calculation with
+# neither kind of word behind it answers a question nobody asked. "How many Best Buy Mobile
+# stores did Best Buy operate?" is a lookup, not 907 − 908; "revenues in New Jersey (water plus
+# wastewater)" is not 3,255 − 3,094 (set 8). Only the plain lookup is caught: any word that
+# could ask for the operation lets it through.
+_ASKS_SUBTRACTION = re.compile(
+    r"\b(?:differ\w*|beat\w*|outperform\w*|ahead|behind|lead\w*|by how (?:many|much)|chang\w*|"
+    r"increas\w*|decreas\w*|grow\w*|growth|declin\w*|ris(?:e|es|en|ing)|rose|"
+    r"f[ae]ll(?:s|en|ing)?|drop\w*|exceed\w*|gap|net|minus|less|fewer|more|higher|lower|"
+    r"greater|larger|smaller|bigger|remain\w*|left|other|others|besides|except\w*|exclud\w*|"
+    r"without|apart|after|before|since|until|between|ago|elapsed|older|younger|earlier|later|"
+    r"how long|longer|shorter|farther|further|margin|profit|deficit|surplus|spread|"
+    r"sav(?:e|es|ed|ing|ings)|discount\w*|cheaper|compar\w*|vs|versus|than|gain\w*|loss\w*|"
+    r"lost|improv\w*|reduc\w*|deduct\w*|subtract\w*|outstanding|unpaid|balance|"
+    r"free cash flow|working capital|variance|movement|delta|up|down|expan\w*|shr[iu]nk\w*|"
+    r"widen\w*|narrow\w*|cut|CAGR|return|yield|proceeds|"
+    r"(?:19|20)\d\d\s*(?:-|–|to|and|vs\.?)\s*(?:FY\s*)?(?:19|20)?\d\d)\b",
+    re.IGNORECASE,
+)
+_ASKS_DIVISION = re.compile(
+    r"\b(?:percent\w*|per\s?cent|ratio|proportion|share|rate|margin|per|times|average|avg|mean|"
+    r"divid\w*|split|each|fraction|half|quarter|third|yield|return|turnover|coverage|multiple|"
+    r"CAGR|growth|grow\w*|relative|portion|part|how much of|out of|compounded|annual\w*|"
+    r"efficiency|intensity|ROE|ROA|EPS|payout|days|cover|leverage|weight\w*)\b"
+    r"|(?<![\d.\s])\s*%|(?<![\d.])%",
+    re.IGNORECASE,
+)
+
+
+def asks_operation(question: str) -> set[str]:
+    """Which of subtraction ("-") and division ("/") any word of the question could ask for."""
+    ops = set()
+    if _ASKS_SUBTRACTION.search(question):
+        ops.add("-")
+    if _ASKS_DIVISION.search(question):
+        ops.add("/")
+    return ops
+
+
 @dataclass(frozen=True)
 class Review:
     verdict: Verdict
@@ -462,6 +501,9 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "the question asks for a percentage, so the expression must divide: "
             "(new - old) / old * 100",
         )
+    unasked = _unasked_operation(question, outcome.formula)
+    if unasked:
+        return Review("discard", unasked)
     terms = content_words(question) - _GENERIC
     backing = outcome.backing or tuple(passages)
     if terms and backing and not any(terms & content_words(c.text) for c in backing):
@@ -508,6 +550,20 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             search=_subject(question),
         )
     return Review("accept", "every operand is a number of a passage about the question")
+
+
+_SUBTRACTS = re.compile(r"[\d)]\s*[−-]\s*[\d(]")
+
+
+def _unasked_operation(question: str, formula: str) -> str:
+    """Why a calculation answers another question than this one, or "": a subtraction or a
+    division where no word of the question asks for one."""
+    asked = asks_operation(question)
+    if "-" not in asked and _SUBTRACTS.search(formula):
+        return "the question asks for no difference, so a subtraction answers another question"
+    if "/" not in asked and ("÷" in formula or "/" in formula):
+        return "the question asks for no ratio or share, so a division answers another question"
+    return ""
 
 
 def _rows_named_more_fully(
