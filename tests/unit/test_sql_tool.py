@@ -203,6 +203,23 @@ def test_a_statement_gets_a_view_by_period_cited_as_its_table(database: TableDat
     assert [c.header for c in cited.columns] == ["Column 1", "2019", "2018"]
 
 
+def test_the_view_columns_asked_of_a_statement_read_its_view(database: TableDatabase) -> None:
+    # The model names the table but the view's columns: it means the view.
+    result = database.run(
+        "SELECT value FROM table_3 WHERE label ILIKE '%net sales%' AND period = '2019'"
+    )
+    assert "table_3_by_period" in result.query and result.text() == "value = 3642"
+    (cited,) = result.cited
+    assert cited.table.name == "table_3" and cited.rows == (2,)
+    # A table with a column of that name is read as written.
+    own = Table(("period", "visitors"), (("2019", "5"), ("2020", "7")), name="visits")
+    db = TableDatabase([SourceTable("s", "/v.csv", own)])
+    try:
+        assert db.run("SELECT visitors FROM visits WHERE period = '2020'").text() == "visitors = 7"
+    finally:
+        db.close()
+
+
 @pytest.mark.parametrize(
     "header", ["", "Column 1", "(Millions)", "(In millions, except per share)"]
 )
