@@ -911,3 +911,32 @@ def test_the_items_of_a_list_are_counted_by_code(tmp_path: Path) -> None:
     assert answer.model_calls == 1  # the count took no model decision
     # A count the list does not answer ("how many hours") is left to the other tools.
     assert lists.count_list("How many hours are given to report?", CHUNKS) is None
+
+
+SEGMENT_PROFIT = Chunk(
+    "s1", "lmt", "/docs/lmt-2021.pdf",
+    "Table 7: 2021, 2020\nRow 2: Deliveries\n"
+    "Row 3: Missiles and Fire Control — 2021: 11,693, 2020: 11,257\n"
+    "Row 4: Space — 2021: 11,814, 2020: 11,880\nRow 5: Operating profit\n"
+    "Row 6: Missiles and Fire Control — 2021: 1,648, 2020: 1,545\n"
+    "Row 7: Space — 2021: 1,134, 2020: 1,149",
+    Locator(page=42), Modality.TABLE,
+)  # fmt: skip
+
+
+def test_the_rows_a_question_names_are_added_up_by_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(f"{__name__}.CHUNKS", [*CHUNKS, SEGMENT_PROFIT])
+    agent, _chat = make_agent(tmp_path, ["The combined operating profit was 2,700 [1]."])
+    question = (
+        "What was the combined 2021 operating profit of the Missiles and Fire Control and Space "
+        "segments?"
+    )
+    answer, trace = ask(agent, question, "aggregate")
+    assert steps_named(trace, "evaluate")[0] == "needs a tool: sum"
+    assert steps_named(trace, "tool")[0].startswith("sum: 2,782")
+    assert not answer.refused
+    assert answer.text.startswith("2,782, computed as 1,648 + 1,134")  # type: ignore[attr-defined]
+    assert [c.chunk.chunk_id for c in answer.citations] == ["s1"]  # type: ignore[attr-defined]
+    assert answer.model_calls == 1  # the sum took no model decision  # type: ignore[attr-defined]

@@ -245,3 +245,12 @@ def test_a_one_digit_answer_is_found_as_a_number_of_its_own() -> None:
     assert not stated_in("2", [row])
     assert not stated_in("1", ["Revenue was 1.5 million in 2019"])  # inside other numbers
     assert not stated_in("", [row])
+
+
+def test_a_sum_of_rows_the_question_names_goes_to_the_agent() -> None:
+    # Prose, not a table: only the rows the question names and the sentence's figures tell.
+    text = "Costco operated 815 warehouses: 30 in Japan, 16 in Korea and 14 in Taiwan."
+    question = "How many warehouses did Costco operate in total in Japan, Korea and Taiwan?"
+    found = route(question, hits(Modality.TEXT, text))
+    assert found.agent and found.why == "it asks for the sum of rows it names"
+    assert route(question, hits(Modality.TEXT)).why != found.why

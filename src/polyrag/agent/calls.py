@@ -18,7 +18,7 @@ from polyrag.agent.run import Run
 from polyrag.agent.state import AgentState, outcome_from_dict
 from polyrag.agent.steps import Steps
 from polyrag.agent.tables import question_tables
-from polyrag.agent.tools import lists, statements
+from polyrag.agent.tools import lists, statements, sums
 from polyrag.agent.tools.base import ToolContext, ToolOutcome
 from polyrag.agent.tools.registry import Toolbox
 from polyrag.agent.tools.sql import TableDatabase
@@ -84,6 +84,8 @@ class ToolCalls:
                 return statements.run(question, tables, context, chunks_of)
             if tool == "count":
                 return lists.run(question, passages)
+            if tool == "sum":
+                return sums.run(question, passages)
             if tool == "sql":
                 database = self._database(run, hits)
                 schema = database.schema() if database is not None else "(none)"

@@ -63,7 +63,7 @@ from polyrag.agent.state import (
 )
 from polyrag.agent.steps import Steps
 from polyrag.agent.terms import ask_about, undefined_term
-from polyrag.agent.tools import lists, statements
+from polyrag.agent.tools import lists, statements, sums
 from polyrag.agent.tools.registry import Toolbox
 from polyrag.agent.trace import Trace, now
 from polyrag.answer.evidence import render, title
@@ -359,12 +359,18 @@ class Agent:
         done = {t["tool"] for t in state.get("tools", []) if t.get("accepted")}
         aside = set(state.get("set_aside", []))
         tool = ""
-        if "statement" not in done | aside and statements.plan(state["question"]) is not None:
+        if done & {"count", "sum"}:
+            pass  # code counted or added what the question names: that is the answer's figure
+        elif "statement" not in done | aside and statements.plan(state["question"]) is not None:
             tool = "statement"  # a statement's figure or a standard ratio: code reads the rows
         elif "count" not in done | aside and lists.count_list(
             state["question"], [hit.chunk for hit in hits]
         ):
             tool = "count"  # "how many … are listed": code counts the list's items
+        elif "sum" not in done | aside and sums.named_sum(
+            state["question"], [hit.chunk for hit in hits]
+        ):
+            tool = "sum"  # "the combined X of A and B": code adds the rows it names
         elif kind == "aggregate" and "sql" not in done | aside and self.calls.has_tables(run, hits):
             tool = "sql"
         elif (
@@ -515,7 +521,11 @@ class Agent:
         repeated = "hits" not in found and any(
             t["tool"] == last.tool and t["arguments"] == last.arguments for t in tools[:-1]
         )
-        repeated = repeated or last.tool in ("statement", "count")  # code: it would fail again
+        repeated = repeated or last.tool in (
+            "statement",
+            "count",
+            "sum",
+        )  # code: it would fail again
         if retries_left and not repeated and run.calls_left(2):
             return {"failures": failures, "feedback": feedback, "next": "tool", **found}
         aside.append(last.tool)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from polyrag.agent.tools.statements import plan as statement_plan
+from polyrag.agent.tools.sums import named_sum
 from polyrag.chunk.figures import read_row_sentence
 from polyrag.types import Hit, Modality
 
@@ -142,6 +143,8 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
             True,
             "it asks for a financial statement figure or a standard ratio",
         )
+    if named_sum(question, [hit.chunk for hit in hits[:6]]) is not None:
+        return Route("aggregate", True, "it asks for the sum of rows it names")
     tables = any(hit.chunk.modality in _TABLE_LIKE for hit in hits[:6])
     # "How much total assets…" asks for a row a statement already has ("Total assets"): that
     # is a lookup, unless the question also asks to add something up.

@@ -1,0 +1,277 @@
+"""Adding up the figures of rows a question names, by code.
+
+"What was the combined 2021 operating profit of Lockheed Martin's Missiles and Fire Control and
+Space business segments?" names two rows of a segment table that lists the same segments under
+"Net sales" and again under "Operating profit"; "total debt …, counting short-term debt, the
+current portion of long-term debt and long-term debt" names three rows of a balance sheet. The
+local model answers such questions with one row's figure or a total of another section (sets 7
+and 8: Nike's two segments' revenues answered with one segment's EBIT, 1,323 for 11,462).
+
+Code reads the names from the data, not from the question's grammar: the row labels of a found
+table (its row sentences, joined across the chunks a long table was cut into, and its Markdown),
+or the places of a sentence that counts "N in Place", that the question spells out, joined in
+it only by commas, "and" or "&"; at least two, all from one table or sentence, under the
+section the question names and the one period it asks about. Anything unsure gives no sum and
+the question goes on as before: two tables that fit equally well but add up differently, a
+label written with other figures elsewhere in its table, several periods and none asked, or an
+enumeration that goes on past the names found ("… Taiwan and China" where the filing writes
+"one each in France and China").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from polyrag.agent.tools.base import ToolOutcome
+from polyrag.answer.evidence import content_words
+from polyrag.answer.numbers import parse_number
+from polyrag.chunk.figures import read_row_sentence
+from polyrag.types import Chunk
+
+# Words that ask to add things up; the question must not ask for anything else of them.
+_TOTAL = re.compile(
+    r"\b(?:total|combined|sum|together|altogether|in all|aggregate|add(?:ed|ing)? up)\b",
+    re.IGNORECASE,
+)
+_OTHER = re.compile(
+    r"\b(?:average|mean|median|differ\w*|chang\w*|increas\w*|decreas\w*|grow\w*|declin\w*|"
+    r"ratio|percent\w*|proportion|share|rate|margin|more|less|fewer|than|exceed\w*|"
+    r"net of|minus|how many of)\b|%",
+    re.IGNORECASE,
+)
+# Between two names of an enumeration: commas, "and", "&", an article or a possessive.
+_JOINER = re.compile(r"^(?:\s*(?:,|and|&|plus|as well as|the|its|their|both)\s*)+$", re.IGNORECASE)
+# An enumeration that goes on past the last name found: ", and China", "& Latin America".
+_GOES_ON = re.compile(r"^\s*(?:,\s*)?(?:and|&|,)\s+(?:the\s+)?(?!\d)\w", re.IGNORECASE)
+# "564 in the United States", "30 in Japan": a count per place in a sentence.
+_PER_PLACE = re.compile(
+    r"(?<![\w.,])(?P<n>\d[\d,]*(?:\.\d+)?)\s+(?:\w+\s+)?in\s+(?:the\s+)?"
+    r"(?P<place>[A-Z][\w.'-]*(?:\s+(?:of\s+)?[A-Z][\w.'-]*)*)"
+)
+_YEAR = re.compile(r"\b(?:FY\s?'?)?((?:19|20)\d\d)\b", re.IGNORECASE)
+# "2021: 192,000, 2020: $ 181,000": a row sentence's figures under their columns.
+_FIGURE_PAIR = re.compile(
+    r"(?:^|,\s)(?P<column>[^:,][^:]*?):\s*(?P<value>[-−(]?[$€£]?\s?\(?"
+    r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?%?)(?=,\s|$)"
+)
+
+
+@dataclass(frozen=True)
+class Summed:
+    labels: tuple[str, ...]
+    values: tuple[float, ...]
+    shown: tuple[str, ...]  # each value as the source writes it
+    chunks: tuple[Chunk, ...]  # where the figures stand
+    column: str  # the period read, or "" for a sentence's figures
+
+    @property
+    def total(self) -> float:
+        return sum(self.values)
+
+
+def named_sum(question: str, passages: Sequence[Chunk]) -> Summed | None:
+    """The sum of the rows (or places) the question names, or None when it asks for no such
+    sum or the passages do not settle one."""
+    if not _TOTAL.search(question) or _OTHER.search(question):
+        return None
+    found: list[tuple[int, Summed]] = []
+    for rows, chunks in _groups(passages):
+        narrowed, section_fit = _in_asked_section(question, rows)
+        summed = _summed(question, narrowed, chunks)
+        if summed is not None:
+            fit = section_fit + _title_fit(question, chunks[0], summed.labels)
+            found.append((fit, summed))
+    if not found:
+        return None
+    best = max(fit for fit, _ in found)
+    top = [s for fit, s in found if fit == best]
+    if len({round(s.total, 6) for s in top}) > 1:
+        return None
+    return top[0]
+
+
+def run(question: str, passages: Sequence[Chunk]) -> ToolOutcome:
+    """The sum as a calculation, citing the table or sentence its figures stand in."""
+    found = named_sum(question, passages)
+    if found is None:
+        return ToolOutcome(
+            "sum", {"question": question}, False, error="no rows the question names to add"
+        )
+    terms = " + ".join(found.shown)
+    total = _plain(found.total, found.values)
+    where = f" ({found.column})" if found.column else ""
+    named = ", ".join(
+        f"{label} {shown}" for label, shown in zip(found.labels, found.shown, strict=True)
+    )
+    return ToolOutcome(
+        "sum",
+        {"rows": list(found.labels), "column": found.column},
+        True,
+        result=f"{total} — {named}{where}",
+        backing=found.chunks,
+        formula=f"{terms} = {total}",
+    )
+
+
+# The labelled figures of one table or sentence: (section, label, {column: value as written}).
+# A section is the figureless row above ("Net sales", "Operating profit") under which a
+# statement repeats the same labels.
+_Rows = list[tuple[str, str, dict[str, str]]]
+
+
+def _groups(passages: Sequence[Chunk]) -> list[tuple[_Rows, list[Chunk]]]:
+    """The labelled figures of the passages: each table's rows (from its row sentences, joined
+    across the chunks a long table was cut into, and from its Markdown), and each sentence's
+    counts per place."""
+    numbered: dict[tuple[str, str], dict[int, tuple[str, dict[str, str]]]] = {}
+    marked: dict[tuple[str, str], _Rows] = {}
+    chunks_of: dict[tuple[str, str], list[Chunk]] = {}
+    sentences: list[tuple[_Rows, list[Chunk]]] = []
+    for chunk in passages:
+        first = chunk.text.split("\n", 1)[0]
+        key = (chunk.source_id, first if first.startswith("Table ") else chunk.chunk_id)
+        lines = chunk.text.splitlines()
+        rows = numbered.setdefault(key, {})
+        for line in lines:
+            row = read_row_sentence(line)
+            if row is not None:
+                pairs = {
+                    m["column"].strip(): m["value"].strip()
+                    for m in _FIGURE_PAIR.finditer(row.figures)
+                }
+                if row.labelled and pairs:
+                    rows[row.number] = (row.label.strip(), pairs)
+                elif not row.labelled and not pairs:
+                    rows[row.number] = (row.label.strip(), {})  # a section's name
+        marked.setdefault(key, []).extend(_markdown_rows(lines))
+        chunks_of.setdefault(key, []).append(chunk)
+        for sentence in re.split(r"(?<=[.;:])\s+", chunk.text):
+            places = [("", _place(m["place"]), {"": m["n"]}) for m in _PER_PLACE.finditer(sentence)]
+            if len(places) >= 2:
+                sentences.append((places, [chunk]))
+    tables = []
+    for key, chunks in chunks_of.items():
+        section, table_rows = "", []
+        for _number, (label, figures) in sorted(numbered[key].items()):
+            if figures:
+                table_rows.append((section, label, figures))
+            else:
+                section = label
+        table_rows += marked[key]
+        if table_rows:
+            tables.append((table_rows, chunks))
+    return [*tables, *sentences]
+
+
+def _place(name: str) -> str:
+    """A place as named, without the full stop of its sentence ("Taiwan." but "the U.S.")."""
+    return name if re.search(r"\b\w\.\w\.$", name) else name.rstrip(".")
+
+
+def _markdown_rows(lines: Sequence[str]) -> _Rows:
+    """The rows of the Markdown tables among the lines, with their sections."""
+    rows: _Rows = []
+    header: list[str] = []
+    section = ""
+    for line, below in zip(lines, [*lines[1:], ""], strict=True):
+        if not line.startswith("|"):
+            header, section = [], ""
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if below.startswith("| ---"):
+            header = cells
+        elif header and not line.startswith("| ---") and cells and cells[0]:
+            filled = {name: cell for name, cell in zip(header[1:], cells[1:], strict=False) if cell}
+            if not filled:
+                section = cells[0]
+            elif all(parse_number(cell) is not None for cell in filled.values()):
+                rows.append((section, cells[0], filled))
+    return rows
+
+
+def _summed(question: str, rows: _Rows, chunks: list[Chunk]) -> Summed | None:
+    spans = _named_spans(question, [label for _, label, _ in rows])
+    if len(spans) < 2:
+        return None
+    spans.sort()
+    for (_, end, _), (start, _, _) in pairwise(spans):
+        if not _JOINER.match(question[end:start]):
+            return None  # the names are not one enumeration
+    if _GOES_ON.match(question[spans[-1][1] :]):
+        return None  # "… Taiwan and China": a name the figures do not have
+    labels = tuple(label for _, _, label in spans)
+    figures: list[dict[str, str]] = []
+    for label in labels:
+        written = {tuple(sorted(f.items())) for _, name, f in rows if name == label}
+        if len(written) != 1:
+            return None  # the label stands with other figures elsewhere in the table
+        figures.append(dict(written.pop()))
+    column = _column(question, figures)
+    if column is None:
+        return None
+    shown = tuple(f[column] for f in figures)
+    values = tuple(parse_number(text) for text in shown)
+    if any(value is None for value in values):
+        return None
+    used = [c for c in chunks if all(text in c.text for text in shown)] or chunks
+    return Summed(labels, tuple(v for v in values if v is not None), shown, tuple(used), column)
+
+
+def _in_asked_section(question: str, rows: _Rows) -> tuple[_Rows, int]:
+    """The rows under the section the question names ("operating profit" of a table of net
+    sales then operating profit by segment) and how many of its words it names; all rows and
+    0 when it names none or several."""
+    asked = content_words(question)
+    fits = {section: len(content_words(section) & asked) for section, _, _ in rows if section}
+    best = max(fits.values(), default=0)
+    named = [section for section, fit in fits.items() if fit == best]
+    if best == 0 or len(named) > 1:
+        return rows, 0
+    return [row for row in rows if row[0] == named[0]], best
+
+
+def _named_spans(question: str, labels: Sequence[str]) -> list[tuple[int, int, str]]:
+    """Where the question writes the labels, longest first and never overlapping ("long-term
+    debt" inside "current portion of long-term debt" is not a name of its own)."""
+    taken: list[tuple[int, int, str]] = []
+    for label in sorted(set(labels), key=len, reverse=True):
+        words = re.findall(r"[\w&'.-]+", label)
+        if not words or not content_words(label):
+            continue
+        pattern = r"(?<![\w-])" + r"[\s,]+".join(re.escape(w) for w in words) + r"s?(?![\w-])"
+        for match in re.finditer(pattern, question, re.IGNORECASE):
+            if all(match.end() <= s or match.start() >= e for s, e, _ in taken):
+                taken.append((match.start(), match.end(), label))
+                break
+    return taken
+
+
+def _column(question: str, figures: Sequence[dict[str, str]]) -> str | None:
+    """The one column every named row has a figure under: the only one, or the one headed by
+    the year the question asks about."""
+    shared = set(figures[0])
+    for row in figures[1:]:
+        shared &= set(row)
+    if len(shared) == 1:
+        return next(iter(shared))
+    years = set(_YEAR.findall(question))
+    fitting = [c for c in shared if years and set(_YEAR.findall(c)) & years]
+    if len(years) == 1 and len(fitting) > 1:
+        fitting = [c for c in fitting if len(set(_YEAR.findall(c))) == 1]
+    return fitting[0] if len(fitting) == 1 else None
+
+
+def _title_fit(question: str, chunk: Chunk, labels: Sequence[str]) -> int:
+    """How many of the question's words, beside the names, the chunk's heading and first line
+    write: of a segment table of net sales and one of operating profit, the one asked about."""
+    asked = content_words(question) - content_words(" ".join(labels))
+    title = " ".join([*chunk.locator.heading_path, chunk.text.split("\n", 1)[0]])
+    return len(asked & content_words(title))
+
+
+def _plain(total: float, values: Sequence[float]) -> str:
+    decimals = max((len(repr(v).split(".")[1]) if v != int(v) else 0) for v in values)
+    return f"{total:,.{min(decimals, 4)}f}"

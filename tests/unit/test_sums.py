@@ -1,0 +1,88 @@
+"""Adding up the rows a question names, by code: which rows, under which section and period."""
+
+from __future__ import annotations
+
+import pytest
+
+from polyrag.agent.tools.sums import named_sum, run
+from polyrag.types import Chunk, Locator
+
+SEGMENTS = Chunk(
+    "t1", "lmt", "/filings/LMT_2021_10K.pdf",
+    "Table 7: 2021, 2020\nRow 2: Net sales\n"
+    "Row 3: Missiles and Fire Control — 2021: 11,693, 2020: 11,257\n"
+    "Row 4: Space — 2021: 11,814, 2020: 11,880\nRow 5: Operating profit\n"
+    "Row 6: Missiles and Fire Control — 2021: 1,648, 2020: 1,545",
+    Locator(page=42),
+)  # fmt: skip
+# The same table's last row, cut into a chunk of its own.
+SEGMENTS_END = Chunk(
+    "t2", "lmt", "/filings/LMT_2021_10K.pdf",
+    "Table 7: 2021, 2020\nRow 7: Space — 2021: 1,134, 2020: 1,149\n"
+    "Row 8: Total business segment operating profit — 2021: 7,379, 2020: 7,152",
+    Locator(page=42),
+)  # fmt: skip
+DEBT = Chunk(
+    "b1", "awk", "/filings/AWK_2020_10K.pdf",
+    "| | 2020 | 2019 |\n| --- | --- | --- |\n| Short-term debt | 1,282 | 786 |\n"
+    "| Current portion of long-term debt | 329 | 28 |\n| Long-term debt | 9,329 | 8,639 |",
+    Locator(page=83),
+)  # fmt: skip
+PLACES = Chunk(
+    "n1", "cost", "/filings/COST_2021_10K.pdf",
+    "Costco operated 815 warehouses: 564 in the United States, 105 in Canada, 30 in Japan, "
+    "16 in Korea, 14 in Taiwan and one each in France and China.",
+    Locator(page=41),
+)  # fmt: skip
+
+
+def test_the_rows_of_the_section_the_question_names_are_added() -> None:
+    question = (
+        "What was the combined 2021 operating profit of the Missiles and Fire Control and Space "
+        "business segments?"
+    )
+    found = named_sum(question, [SEGMENTS, SEGMENTS_END])
+    assert found is not None
+    assert found.labels == ("Missiles and Fire Control", "Space")
+    assert found.shown == ("1,648", "1,134") and found.total == 2782
+    outcome = run(question, [SEGMENTS, SEGMENTS_END])
+    assert outcome.ok and outcome.formula == "1,648 + 1,134 = 2,782"
+    # Net sales, asked for, are the other section's rows.
+    net = (
+        "What were the combined 2020 net sales of the Missiles and Fire Control and Space segments?"
+    )
+    assert named_sum(net, [SEGMENTS, SEGMENTS_END]).total == 11257 + 11880  # type: ignore[union-attr]
+
+
+def test_a_name_inside_a_longer_name_is_not_a_row_of_its_own() -> None:
+    question = (
+        "What was the total debt at the end of 2020, counting short-term debt, the current "
+        "portion of long-term debt and long-term debt?"
+    )
+    found = named_sum(question, [DEBT])
+    assert found is not None and found.total == 1282 + 329 + 9329
+    assert found.column == "2020"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # A name the figures do not hold ("one each in … China"): no sum of the others.
+        "How many warehouses did Costco operate in total across Japan, Korea, Taiwan and China?",
+        # No year asked, several columns: which one is not settled.
+        "What was the total short-term debt and long-term debt?",
+        # A total the question does not enumerate, or something other than a sum.
+        "What was the total long-term debt in 2020?",
+        "How much did short-term debt and long-term debt change in total from 2019 to 2020?",
+        # The names are not one enumeration.
+        "What was the short-term debt in 2020, and what was the total long-term debt?",
+    ],
+)
+def test_no_sum_when_the_passages_do_not_settle_one(question: str) -> None:
+    assert named_sum(question, [DEBT, PLACES]) is None
+
+
+def test_places_counted_in_one_sentence_are_added() -> None:
+    question = "How many warehouses did Costco operate in total in Japan, Korea and Taiwan?"
+    found = named_sum(question, [PLACES])
+    assert found is not None and found.total == 60 and found.column == ""
