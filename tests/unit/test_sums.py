@@ -86,3 +86,24 @@ def test_places_counted_in_one_sentence_are_added() -> None:
     question = "How many warehouses did Costco operate in total in Japan, Korea and Taiwan?"
     found = named_sum(question, [PLACES])
     assert found is not None and found.total == 60 and found.column == ""
+
+
+def test_a_name_outside_the_enumeration_does_not_stop_it() -> None:
+    # The company is a row of its store table too; the question names it as the company.
+    stores = Chunk(
+        "s1", "bby", "/filings/BBY_2024Q2_10Q.pdf",
+        "| | Q2 2024 | Q2 2023 |\n| --- | --- | --- |\n| Best Buy | 907 | 908 |\n"
+        "| Domestic | 1,384 | 1,657 |\n| International | 92 | 97 |",
+        Locator(page=13),
+    )  # fmt: skip
+    question = (
+        "What was Best Buy's total revenue across its Domestic and International units in Q2 2024?"
+    )
+    found = named_sum(question, [stores])
+    assert found is not None and found.labels == ("Domestic", "International")
+    assert found.total == 1476
+
+
+def test_counts_per_place_must_count_what_the_question_counts() -> None:
+    question = "How many employees did Costco have in total in Japan, Korea and Taiwan?"
+    assert named_sum(question, [PLACES]) is None  # the sentence counts warehouses

@@ -23,10 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 
 from polyrag.agent.tools.base import ToolOutcome
-from polyrag.answer.evidence import content_words
+from polyrag.answer.evidence import content_words, stems
 from polyrag.answer.numbers import parse_number
 from polyrag.chunk.figures import read_row_sentence
 from polyrag.types import Chunk
@@ -51,6 +50,8 @@ _PER_PLACE = re.compile(
     r"(?<![\w.,])(?P<n>\d[\d,]*(?:\.\d+)?)\s+(?:\w+\s+)?in\s+(?:the\s+)?"
     r"(?P<place>[A-Z][\w.'-]*(?:\s+(?:of\s+)?[A-Z][\w.'-]*)*)"
 )
+# "how many warehouses": what a sentence's counts per place must be counts of.
+_HOW_MANY = re.compile(r"\bhow many ([\w'-]+)", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:FY\s?'?)?((?:19|20)\d\d)\b", re.IGNORECASE)
 # "2021: 192,000, 2020: $ 181,000": a row sentence's figures under their columns.
 _FIGURE_PAIR = re.compile(
@@ -78,7 +79,7 @@ def named_sum(question: str, passages: Sequence[Chunk]) -> Summed | None:
     if not _TOTAL.search(question) or _OTHER.search(question):
         return None
     found: list[tuple[int, Summed]] = []
-    for rows, chunks in _groups(passages):
+    for rows, chunks in _groups(passages, question):
         narrowed, section_fit = _in_asked_section(question, rows)
         summed = _summed(question, narrowed, chunks)
         if summed is not None:
@@ -122,10 +123,11 @@ def run(question: str, passages: Sequence[Chunk]) -> ToolOutcome:
 _Rows = list[tuple[str, str, dict[str, str]]]
 
 
-def _groups(passages: Sequence[Chunk]) -> list[tuple[_Rows, list[Chunk]]]:
+def _groups(passages: Sequence[Chunk], question: str) -> list[tuple[_Rows, list[Chunk]]]:
     """The labelled figures of the passages: each table's rows (from its row sentences, joined
-    across the chunks a long table was cut into, and from its Markdown), and each sentence's
-    counts per place."""
+    across the chunks a long table was cut into, and from its Markdown), and the counts per
+    place of each sentence that speaks of what the question counts."""
+    counted = _HOW_MANY.search(question)
     numbered: dict[tuple[str, str], dict[int, tuple[str, dict[str, str]]]] = {}
     marked: dict[tuple[str, str], _Rows] = {}
     chunks_of: dict[tuple[str, str], list[Chunk]] = {}
@@ -148,9 +150,9 @@ def _groups(passages: Sequence[Chunk]) -> list[tuple[_Rows, list[Chunk]]]:
                     rows[row.number] = (row.label.strip(), {})  # a section's name
         marked.setdefault(key, []).extend(_markdown_rows(lines))
         chunks_of.setdefault(key, []).append(chunk)
-        for sentence in re.split(r"(?<=[.;:])\s+", chunk.text):
+        for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", chunk.text):
             places = [("", _place(m["place"]), {"": m["n"]}) for m in _PER_PLACE.finditer(sentence)]
-            if len(places) >= 2:
+            if len(places) >= 2 and counted and stems(counted[1]) <= stems(sentence):
                 sentences.append((places, [chunk]))
     tables = []
     for key, chunks in chunks_of.items():
@@ -193,15 +195,9 @@ def _markdown_rows(lines: Sequence[str]) -> _Rows:
 
 
 def _summed(question: str, rows: _Rows, chunks: list[Chunk]) -> Summed | None:
-    spans = _named_spans(question, [label for _, label, _ in rows])
-    if len(spans) < 2:
-        return None
-    spans.sort()
-    for (_, end, _), (start, _, _) in pairwise(spans):
-        if not _JOINER.match(question[end:start]):
-            return None  # the names are not one enumeration
-    if _GOES_ON.match(question[spans[-1][1] :]):
-        return None  # "… Taiwan and China": a name the figures do not have
+    spans = _enumeration(question, _named_spans(question, [label for _, label, _ in rows]))
+    if spans is None or _GOES_ON.match(question[spans[-1][1] :]):
+        return None  # no one enumeration, or one that goes on: "… Taiwan and China"
     labels = tuple(label for _, _, label in spans)
     figures: list[dict[str, str]] = []
     for label in labels:
@@ -231,6 +227,22 @@ def _in_asked_section(question: str, rows: _Rows) -> tuple[_Rows, int]:
     if best == 0 or len(named) > 1:
         return rows, 0
     return [row for row in rows if row[0] == named[0]], best
+
+
+def _enumeration(
+    question: str, spans: list[tuple[int, int, str]]
+) -> list[tuple[int, int, str]] | None:
+    """The one run of two or more names the question joins by commas, "and" or "&" (the
+    company's own name elsewhere in the question, "Best Buy's total … across its Domestic and
+    International segments", is no part of it); None when there is no such run or several."""
+    runs: list[list[tuple[int, int, str]]] = []
+    for span in sorted(spans):
+        if runs and _JOINER.match(question[runs[-1][-1][1] : span[0]]):
+            runs[-1].append(span)
+        else:
+            runs.append([span])
+    long = [run for run in runs if len(run) >= 2]
+    return long[0] if len(long) == 1 else None
 
 
 def _named_spans(question: str, labels: Sequence[str]) -> list[tuple[int, int, str]]:
