@@ -81,6 +81,7 @@ def test_unanswerable_golds_reward_only_an_empty_prediction() -> None:
         ("$4bn or $3.2M or 5K", [4e9, 3.2e6, 5e3]),
         ("−5 and -$3 and $-2", [-5.0, -3.0, -2.0]),
         ("FY2018 revenue of A320s", []),
+        ("5G networks in the 3rd quarter, at 1.5x", [1.5]),  # names, and a multiple
         ("from 2019-2020", [2019.0, 2020.0]),
         ("1,234, then 5.", [1234.0, 5.0]),
         ("no numbers here", []),
@@ -138,6 +139,8 @@ def fake_embed(texts: Sequence[str]) -> np.ndarray:
         ("In FY2018 it was 1,577 million.", ["FY2018: 1,577"], 1.0),  # the figure, not the year
         ("In FY2018 it was 1,373 million.", ["FY2018: 1,577"], 0.0),
         ("It was the North Atlantic Conference.", ["the North Atlantic Conference"], 1.0),
+        # "5G" names a technology: the words are compared, not the digit.
+        ("Sales of carrier products rose by $588 million.", ["carrier", "5G"], 1.0),
         ("", ["2019"], 0.0),
     ],
 )

@@ -102,6 +102,7 @@ _NUMBER = re.compile(
     (?P<close>\s*\))?
     (?: \s*(?P<word>(?i:thousand|million|billion|trillion))\b
       | (?P<short>K|M|B|k|bn|mn|Bn|BN|MN|Mn)\b )?
+    (?!(?<=\d)[A-WYZa-wyz])                  # digits glued to letters name a thing: 5G, 3rd
     """,
     re.VERBOSE,
 )
@@ -114,7 +115,7 @@ def numbers_in(text: str) -> list[float]:
     accounting negatives ("(1,234)" → -1234), currency signs ("$3.2" → 3.2), percentages
     ("12%" → 12, the number as written), and scale words or suffixes written after the number
     ("3.2 million", "$4bn", "5K" → 3.2e6, 4e9, 5e3). Digits inside words ("FY2018", "A320")
-    are not numbers.
+    or glued to letters after them ("5G", "3rd") are not numbers; a multiple ("1.5x") is.
     """
     numbers: list[float] = []
     for match in _NUMBER.finditer(text):
