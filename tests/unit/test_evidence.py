@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from polyrag.answer.evidence import (
     content_words,
     figures_first,
+    label,
     named_numbers,
     render,
     select_evidence,
@@ -449,3 +450,13 @@ def test_a_long_table_a_text_hit_names_is_shown_beside_the_text_not_instead() ->
     shown = "\n".join(e.text for e in chosen)
     assert "we granted 547,000 PSUs" in shown
     assert any(e.chunk.modality is Modality.TABLE for e in chosen)  # and the table's rows
+
+
+def test_an_attachment_is_named_with_what_it_came_from() -> None:
+    mail = "/mail/fake-email.eml"
+    body = Chunk("b", "m", mail, "Here's the attachment!", Locator())
+    attached = Chunk("a", "a", f"{mail}#notes.txt", "Hey, a fake attachment!", Locator())
+    member = Chunk("z", "z", "/d/pack.zip#docs/report.pdf", "Revenue rose.", Locator(page=2))
+    assert label(body) == "fake-email.eml"
+    assert label(attached) == "notes.txt (from fake-email.eml)"
+    assert label(member) == "report.pdf (from pack.zip), page 2"

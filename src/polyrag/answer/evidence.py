@@ -137,8 +137,14 @@ class Evidence:
 
 
 def label(chunk: Chunk) -> str:
+    """How a passage is named to the model: its file and place. An attachment or an archive's
+    member ("mail.eml#notes.txt") is named with what it came from, so that "the file attached
+    to the e-mail" is told apart from the e-mail's own text."""
     where = chunk.locator.describe()
-    name = Path(chunk.path).name
+    *containers, own = chunk.path.split("#")
+    name = Path(own).name
+    if containers:
+        name += f" (from {' › '.join(Path(c).name for c in containers)})"
     return f"{name}, {where}" if where else name
 
 
