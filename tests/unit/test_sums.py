@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from polyrag.agent.tools.sums import named_sum, run
-from polyrag.types import Chunk, Locator
+from polyrag.index.tables.base import SourceTable
+from polyrag.types import Chunk, Locator, Table
 
 SEGMENTS = Chunk(
     "t1", "lmt", "/filings/LMT_2021_10K.pdf",
@@ -107,3 +108,34 @@ def test_a_name_outside_the_enumeration_does_not_stop_it() -> None:
 def test_counts_per_place_must_count_what_the_question_counts() -> None:
     question = "How many employees did Costco have in total in Japan, Korea and Taiwan?"
     assert named_sum(question, [PLACES]) is None  # the sentence counts warehouses
+
+
+def test_the_whole_table_ingest_registered_completes_a_cut_one() -> None:
+    # The passage found holds two of the three rows; the stored table has them all.
+    found = Chunk(
+        "b2", "awk", "/filings/AWK_2020_10K.pdf",
+        "Table 12: 2020, 2019\nRow 5: Short-term debt — 2020: 1,282, 2019: 786\n"
+        "Row 6: Current portion of long-term debt — 2020: 329, 2019: 28",
+        Locator(page=83),
+    )  # fmt: skip
+    sheet = Table(
+        header=("", "2020", "2019"),
+        rows=(
+            ("Liabilities", "", ""),
+            ("Short-term debt", "1,282", "786"),
+            ("Current portion of long-term debt", "329", "28"),
+            ("Long-term debt", "9,329", "8,639"),
+        ),
+        locator=Locator(page=83),
+        name="Table 12",
+    )
+    question = (
+        "What was the total debt in 2020, counting short-term debt, the current portion of "
+        "long-term debt and long-term debt?"
+    )
+    assert named_sum(question, [found]) is None  # the third row is not in the passage
+    stored = [SourceTable("awk", "/filings/AWK_2020_10K.pdf", sheet)]
+    summed = named_sum(question, [found], stored)
+    assert summed is not None and summed.total == 10940
+    outcome = run(question, [found], stored)
+    assert outcome.backing[0].locator.page == 83 and "Long-term debt" in outcome.backing[0].text

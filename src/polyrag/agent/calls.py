@@ -26,7 +26,7 @@ from polyrag.answer.evidence import Evidence, label, render
 from polyrag.answer.numbers import numbers_in_text
 from polyrag.errors import LLMError
 from polyrag.index.store.base import Store
-from polyrag.index.tables.base import TableStore
+from polyrag.index.tables.base import SourceTable, TableStore
 from polyrag.settings import AgentSettings
 from polyrag.types import Chunk, Hit
 
@@ -85,7 +85,7 @@ class ToolCalls:
             if tool == "count":
                 return lists.run(question, passages)
             if tool == "sum":
-                return sums.run(question, passages)
+                return sums.run(question, passages, self.source_tables(hits))
             if tool == "sql":
                 database = self._database(run, hits)
                 schema = database.schema() if database is not None else "(none)"
@@ -220,6 +220,12 @@ class ToolCalls:
             if tables:
                 run.database = TableDatabase(tables, timeout_s=self.settings.sql_timeout_s)
         return run.database
+
+    def source_tables(self, hits: Sequence[Hit]) -> list[SourceTable]:
+        """The whole tables of the best sources found (a passage holds only some rows of a
+        long table)."""
+        sources = list(dict.fromkeys(hit.chunk.source_id for hit in hits))
+        return self.table_store.tables(sources[:_STATEMENT_SOURCES])
 
     def has_tables(self, run: Run, hits: Sequence[Hit]) -> bool:
         database = self._database(run, hits)

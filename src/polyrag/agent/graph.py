@@ -368,7 +368,7 @@ class Agent:
         ):
             tool = "count"  # "how many … are listed": code counts the list's items
         elif "sum" not in done | aside and sums.named_sum(
-            state["question"], [hit.chunk for hit in hits]
+            state["question"], [hit.chunk for hit in hits], self.calls.source_tables(hits)
         ):
             tool = "sum"  # "the combined X of A and B": code adds the rows it names
         elif kind == "aggregate" and "sql" not in done | aside and self.calls.has_tables(run, hits):

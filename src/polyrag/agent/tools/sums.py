@@ -25,9 +25,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from polyrag.agent.tools.base import ToolOutcome
+from polyrag.agent.tools.sql import cited_rows
 from polyrag.answer.evidence import content_words, stems
 from polyrag.answer.numbers import parse_number
 from polyrag.chunk.figures import read_row_sentence
+from polyrag.index.tables.base import SourceTable
 from polyrag.types import Chunk
 
 # Words that ask to add things up; the question must not ask for anything else of them.
@@ -73,13 +75,16 @@ class Summed:
         return sum(self.values)
 
 
-def named_sum(question: str, passages: Sequence[Chunk]) -> Summed | None:
+def named_sum(
+    question: str, passages: Sequence[Chunk], tables: Sequence[SourceTable] = ()
+) -> Summed | None:
     """The sum of the rows (or places) the question names, or None when it asks for no such
-    sum or the passages do not settle one."""
+    sum or the passages and `tables` (the whole tables of the sources found, as ingest
+    registered them: a passage holds only some rows of a long one) do not settle one."""
     if not _TOTAL.search(question) or _OTHER.search(question):
         return None
     found: list[tuple[int, Summed]] = []
-    for rows, chunks in _groups(passages, question):
+    for rows, chunks in [*_groups(passages, question), *_stored(tables)]:
         narrowed, section_fit = _in_asked_section(question, rows)
         summed = _summed(question, narrowed, chunks)
         if summed is not None:
@@ -94,9 +99,11 @@ def named_sum(question: str, passages: Sequence[Chunk]) -> Summed | None:
     return top[0]
 
 
-def run(question: str, passages: Sequence[Chunk]) -> ToolOutcome:
+def run(
+    question: str, passages: Sequence[Chunk], tables: Sequence[SourceTable] = ()
+) -> ToolOutcome:
     """The sum as a calculation, citing the table or sentence its figures stand in."""
-    found = named_sum(question, passages)
+    found = named_sum(question, passages, tables)
     if found is None:
         return ToolOutcome(
             "sum", {"question": question}, False, error="no rows the question names to add"
@@ -171,6 +178,34 @@ def _groups(passages: Sequence[Chunk], question: str) -> list[tuple[_Rows, list[
 def _place(name: str) -> str:
     """A place as named, without the full stop of its sentence ("Taiwan." but "the U.S.")."""
     return name if re.search(r"\b\w\.\w\.$", name) else name.rstrip(".")
+
+
+def _stored(tables: Sequence[SourceTable]) -> list[tuple[_Rows, list[Chunk]]]:
+    """The rows of whole tables, each cited as the table's header and rows."""
+    groups = []
+    for source in tables:
+        table = source.table
+        rows: _Rows = []
+        section = ""
+        names = [
+            name if table.header[1:].count(name) == 1 else f"{name} ({i + 2})"
+            for i, name in enumerate(table.header[1:])
+        ]
+        for cells in table.rows:
+            if not cells or not cells[0].strip():
+                continue
+            filled = {
+                name: cell.strip()
+                for name, cell in zip(names, cells[1:], strict=False)
+                if cell.strip()
+            }
+            if not filled:
+                section = cells[0].strip()
+            elif all(parse_number(cell) is not None for cell in filled.values()):
+                rows.append((section, cells[0].strip(), filled))
+        if rows:
+            groups.append((rows, [cited_rows(source, range(len(table.rows)))]))
+    return groups
 
 
 def _markdown_rows(lines: Sequence[str]) -> _Rows:
