@@ -187,10 +187,7 @@ def _stored(tables: Sequence[SourceTable]) -> list[tuple[_Rows, list[Chunk]]]:
         table = source.table
         rows: _Rows = []
         section = ""
-        names = [
-            name if table.header[1:].count(name) == 1 else f"{name} ({i + 2})"
-            for i, name in enumerate(table.header[1:])
-        ]
+        names = _figure_columns(table.header)
         for cells in table.rows:
             if not cells or not cells[0].strip():
                 continue
@@ -208,6 +205,13 @@ def _stored(tables: Sequence[SourceTable]) -> list[tuple[_Rows, list[Chunk]]]:
     return groups
 
 
+def _figure_columns(header: Sequence[str]) -> list[str]:
+    """The names of a table's figure columns (all but the first), a repeated one numbered by
+    its place ("July 30, 2022 (5)") as the row sentences number it."""
+    tail = list(header[1:])
+    return [name if tail.count(name) == 1 else f"{name} ({i + 2})" for i, name in enumerate(tail)]
+
+
 def _markdown_rows(lines: Sequence[str]) -> _Rows:
     """The rows of the Markdown tables among the lines, with their sections."""
     rows: _Rows = []
@@ -221,7 +225,11 @@ def _markdown_rows(lines: Sequence[str]) -> _Rows:
         if below.startswith("| ---"):
             header = cells
         elif header and not line.startswith("| ---") and cells and cells[0]:
-            filled = {name: cell for name, cell in zip(header[1:], cells[1:], strict=False) if cell}
+            filled = {
+                name: cell
+                for name, cell in zip(_figure_columns(header), cells[1:], strict=False)
+                if cell
+            }
             if not filled:
                 section = cells[0]
             elif all(parse_number(cell) is not None for cell in filled.values()):
