@@ -452,3 +452,26 @@ def test_a_calculation_the_question_does_not_ask_for_is_discarded() -> None:
     asked = "By how much did the store count change during the quarter?"
     assert review(asked, difference, []).verdict == "accept"
     assert review("What share of the brands are coffee shops?", share, []).verdict != "discard"
+
+
+def test_a_figure_under_another_column_than_the_one_named_is_repaired() -> None:
+    segments = passage(
+        "/d/awk.pdf",
+        "Table 80: Regulated Businesses, Market-Based Businesses, Consolidated\n"
+        "| | Regulated Businesses | Market-Based Businesses | Consolidated |\n"
+        "| --- | --- | --- | --- |\n| Operating revenues | 3,255 | 540 | 3,777 |",
+    )
+    earlier = passage(
+        "/d/awk.pdf",
+        "| | Regulated Businesses | Market-Based Businesses | Consolidated |\n"
+        "| --- | --- | --- | --- |\n| Operating revenues | 3,094 | 539 | 3,610 |",
+    )
+    question = "By what percentage did Regulated Businesses operating revenues grow in 2020?"
+    mixed = calculation(
+        "(3777 - 3094) / 3094 * 100", "(3777 − 3094) ÷ 3094 × 100 = 22.07", segments
+    )
+    found = review(question, mixed, [segments, earlier])
+    assert found.verdict == "repair"
+    assert "3777 stands under 'consolidated'" in found.why and "'regulated businesses'" in found.why
+    right = calculation("(3255 - 3094) / 3094 * 100", "(3255 − 3094) ÷ 3094 × 100 = 5.2", segments)
+    assert "stands under" not in review(question, right, [segments, earlier]).why

@@ -522,6 +522,16 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
                 for number, used, named in fuller
             ),
         )
+    beside = _columns_named_otherwise(question, from_sources, (*backing, *passages))
+    if beside:
+        return Review(
+            "repair",
+            "; ".join(
+                f"{number} stands under {used!r}, but the question names {named!r}: take the "
+                "value from that column"
+                for number, used, named in beside
+            ),
+        )
     elsewhen = (
         [] if _ABOUT_YEARS.search(question) else _other_periods(question, from_sources, backing)
     )
@@ -606,6 +616,74 @@ def _rows_named_more_fully(
                 out.append((show(operand), label, fuller[0]))
                 break
     return out
+
+
+def _columns_named_otherwise(
+    question: str, operands: Sequence[float], chunks: Sequence[Chunk]
+) -> list[tuple[str, str, str]]:
+    """(operand, its column's header, the header the question names) for each operand read
+    under a column the question does not name while it names another column of the same
+    table: 3,777 under "Consolidated" when the question asks about the "Regulated Businesses"
+    column of a segment table. Columns headed by periods are left to the period check."""
+    asked = " ".join(_TOKEN.findall(question.lower()))
+    out: list[tuple[str, str, str]] = []
+    for chunk in chunks:
+        for header, cells in _header_cells(chunk.text):
+            names = [" ".join(_TOKEN.findall(name.lower())) for name in header]
+            # A header of two words or more, no period ("Regulated Businesses"): one word
+            # ("total", "domestic") is too often a word of the question about something else.
+            named = {
+                name
+                for name in names
+                if len(re.findall(r"[a-z]{2,}", name)) >= 2
+                and not _PERIOD_HEADER.search(name)
+                and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", asked)
+            }
+            if not named:
+                continue
+            for operand in operands:
+                under = {
+                    names[i]
+                    for row in cells
+                    for i, cell in enumerate(row)
+                    if i < len(names)
+                    and any(same_number(operand, n) for n in numbers_in_text(cell))
+                }
+                # An operand under a blank header (a table whose header spans two lines) or a
+                # period's column is not known to stand in another column.
+                if (
+                    under
+                    and not under & named
+                    and all(u and not _PERIOD_HEADER.search(u) for u in under)
+                    # "… over the total balances": the question names that column too
+                    and not any(re.search(rf"(?<!\w){re.escape(u)}(?!\w)", asked) for u in under)
+                ):
+                    out.append((show(operand), sorted(under)[0], sorted(named)[0]))
+    return list(dict.fromkeys(out))
+
+
+_PERIOD_HEADER = re.compile(
+    r"\b(?:19|20)\d\d\b|\b(?:fy\d*|f\d\d|q[1-4]|h[12]|years?|quarters?|months?|period|"
+    r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+)
+
+
+def _header_cells(text: str) -> list[tuple[list[str], list[list[str]]]]:
+    """Each Markdown table of a text: its header (first column left out) and its rows' figure
+    cells."""
+    tables: list[tuple[list[str], list[list[str]]]] = []
+    inside = False  # a table's rows go on until a line that is no row
+    lines = text.splitlines()
+    for line, below in zip(lines, [*lines[1:], ""], strict=True):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")][1:]
+        if line.startswith("|") and below.startswith("| ---"):
+            tables.append((cells, []))
+            inside = True
+        elif inside and line.startswith("|") and not line.startswith("| ---"):
+            tables[-1][1].append(cells)
+        elif not line.startswith("|"):
+            inside = False
+    return tables
 
 
 def _row_of(line: str) -> tuple[str, list[float]] | None:
