@@ -79,6 +79,9 @@ from polyrag.types import (
     Hit,
 )
 
+# Tools that are code, not a model's call: one that failed would fail the same way again.
+_BY_CODE = frozenset({"statement", "count", "sum"})
+
 
 class Agent:
     """The compiled graph over the engine's parts; one per engine, safe to share."""
@@ -367,8 +370,12 @@ class Agent:
             state["question"], [hit.chunk for hit in hits]
         ):
             tool = "count"  # "how many … are listed": code counts the list's items
-        elif "sum" not in done | aside and sums.named_sum(
-            state["question"], [hit.chunk for hit in hits], self.calls.source_tables(hits)
+        elif (
+            "sum" not in done | aside
+            and sums.asks_sum(state["question"])  # before reading the sources' tables
+            and sums.named_sum(
+                state["question"], [hit.chunk for hit in hits], self.calls.source_tables(hits)
+            )
         ):
             tool = "sum"  # "the combined X of A and B": code adds the rows it names
         elif kind == "aggregate" and "sql" not in done | aside and self.calls.has_tables(run, hits):
@@ -521,11 +528,7 @@ class Agent:
         repeated = "hits" not in found and any(
             t["tool"] == last.tool and t["arguments"] == last.arguments for t in tools[:-1]
         )
-        repeated = repeated or last.tool in (
-            "statement",
-            "count",
-            "sum",
-        )  # code: it would fail again
+        repeated = repeated or last.tool in _BY_CODE  # it would fail the same way again
         if retries_left and not repeated and run.calls_left(2):
             return {"failures": failures, "feedback": feedback, "next": "tool", **found}
         aside.append(last.tool)

@@ -75,13 +75,18 @@ class Summed:
         return sum(self.values)
 
 
+def asks_sum(question: str) -> bool:
+    """Whether the question asks to add things up and for nothing else of them."""
+    return bool(_TOTAL.search(question)) and not _OTHER.search(question)
+
+
 def named_sum(
     question: str, passages: Sequence[Chunk], tables: Sequence[SourceTable] = ()
 ) -> Summed | None:
     """The sum of the rows (or places) the question names, or None when it asks for no such
     sum or the passages and `tables` (the whole tables of the sources found, as ingest
     registered them: a passage holds only some rows of a long one) do not settle one."""
-    if not _TOTAL.search(question) or _OTHER.search(question):
+    if not asks_sum(question):
         return None
     found: list[tuple[int, Summed]] = []
     for rows, chunks in [*_groups(passages, question), *_stored(tables)]:
