@@ -341,3 +341,30 @@ def test_a_chunk_cites_the_region_its_pieces_cover_on_one_page() -> None:
     first, second = make().chunk(SOURCE, blocks)
     assert first.locator.page == 3 and first.locator.bbox == (10, 600, 400, 720)
     assert second.locator.page == 4 and second.locator.bbox is None  # one piece has no region
+
+
+def test_pipe_tables_reads_each_table_as_written() -> None:
+    from polyrag.chunk.figures import pipe_tables
+
+    text = "\n".join(
+        [
+            "Table 2: Segments",
+            "| Segment | 2021 | 2020 |",
+            "| --- | --- | --- |",
+            "| Net sales | | |",
+            "| Aeronautics \\| US | 26,748 | 26,266 |",
+            "Row 3: not a pipe line",
+            "| stray | 1 |",
+            "| Region | Stores |",
+            "| --- | --- |",
+            "| Canada | 160 |",
+        ]
+    )
+    first, second = pipe_tables(text)
+    assert first.header == ("Segment", "2021", "2020")
+    assert first.rows == (("Net sales", "", ""), ("Aeronautics | US", "26,748", "26,266"))
+    # a pipe line after the table ended, with no separator under it, belongs to no table
+    assert second.header == ("Region", "Stores")
+    assert second.rows == (("Canada", "160"),)
+    assert pipe_tables(text.splitlines()[:3]) == [first.__class__(first.header, ())]
+    assert pipe_tables("no table here") == []

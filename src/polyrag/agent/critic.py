@@ -21,7 +21,7 @@ from polyrag.agent.tools.calculator import FREE_CONSTANTS
 from polyrag.answer.citations import MONTHS
 from polyrag.answer.evidence import content_words
 from polyrag.answer.numbers import numbers_in_text, same_number, show
-from polyrag.chunk.figures import read_row_sentence
+from polyrag.chunk.figures import pipe_tables, read_row_sentence
 from polyrag.types import Chunk
 
 Verdict = Literal["accept", "repair", "discard"]
@@ -628,8 +628,10 @@ def _columns_named_otherwise(
     asked = " ".join(_TOKEN.findall(question.lower()))
     out: list[tuple[str, str, str]] = []
     for chunk in chunks:
-        for header, cells in _header_cells(chunk.text):
-            names = [" ".join(_TOKEN.findall(name.lower())) for name in header]
+        for table in pipe_tables(chunk.text):
+            # The figure columns: the first column holds the rows' labels.
+            names = [" ".join(_TOKEN.findall(name.lower())) for name in table.header[1:]]
+            cells = [row[1:] for row in table.rows]
             # A header of two words or more, no period ("Regulated Businesses"): one word
             # ("total", "domestic") is too often a word of the question about something else.
             named = {
@@ -666,24 +668,6 @@ _PERIOD_HEADER = re.compile(
     r"\b(?:19|20)\d\d\b|\b(?:fy\d*|f\d\d|q[1-4]|h[12]|years?|quarters?|months?|period|"
     r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
 )
-
-
-def _header_cells(text: str) -> list[tuple[list[str], list[list[str]]]]:
-    """Each Markdown table of a text: its header (first column left out) and its rows' figure
-    cells."""
-    tables: list[tuple[list[str], list[list[str]]]] = []
-    inside = False  # a table's rows go on until a line that is no row
-    lines = text.splitlines()
-    for line, below in zip(lines, [*lines[1:], ""], strict=True):
-        cells = [c.strip() for c in line.strip().strip("|").split("|")][1:]
-        if line.startswith("|") and below.startswith("| ---"):
-            tables.append((cells, []))
-            inside = True
-        elif inside and line.startswith("|") and not line.startswith("| ---"):
-            tables[-1][1].append(cells)
-        elif not line.startswith("|"):
-            inside = False
-    return tables
 
 
 def _row_of(line: str) -> tuple[str, list[float]] | None:

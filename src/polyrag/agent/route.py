@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from polyrag.agent.tools.statements import plan as statement_plan
 from polyrag.agent.tools.sums import named_sum
-from polyrag.chunk.figures import read_row_sentence
+from polyrag.chunk.figures import pipe_tables, read_row_sentence
 from polyrag.types import Hit, Modality
 
 _AGGREGATE = re.compile(
@@ -207,18 +207,16 @@ def _column_names(hits: Sequence[Hit]) -> set[str]:
     for hit in hits:
         if hit.chunk.modality not in _TABLE_LIKE:
             continue
-        lines = hit.chunk.text.splitlines()
-        header: list[str] = []
-        for line, below in zip(lines, [*lines[1:], ""], strict=True):
+        for line in hit.chunk.text.splitlines():
             row = read_row_sentence(line)
             if row is not None and not row.labelled:
                 pairs = (pair.partition(" is ") for pair in row.figures.split(", "))
                 names.update(name for name, _, value in pairs if _NUMBER.match(value))
-            elif line.startswith("|") and below.startswith("| ---"):
-                header = [cell.strip() for cell in line.strip("|").split("|")]
-            elif line.startswith("|") and header and not line.startswith("| ---"):
-                cells = [cell.strip() for cell in line.strip("|").split("|")]
-                names.update(n for n, v in zip(header, cells, strict=False) if _NUMBER.match(v))
+        for table in pipe_tables(hit.chunk.text):
+            for cells in table.rows:
+                names.update(
+                    n for n, v in zip(table.header, cells, strict=False) if _NUMBER.match(v)
+                )
     return {name for name in names if name.strip()}
 
 

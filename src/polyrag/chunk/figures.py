@@ -9,6 +9,7 @@ correctly — while a placeholder ("[Table 3: Region, Q3 revenue]") keeps its pl
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from polyrag.parse.tables import FIGURE_CELL
@@ -63,6 +64,38 @@ def read_table(text: str) -> TableText | None:
         padded = [[*row[:width], *[""] * (width - len(row))] for row in [header, *body]]
         pipes = _markdown(padded)
     return TableText(caption, tuple(names), labels, rows, "\n".join(pipes))
+
+
+@dataclass(frozen=True)
+class PipeTable:
+    """A Markdown table as a passage writes it: its header cells and its rows' cells."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+def pipe_tables(lines: str | Sequence[str]) -> list[PipeTable]:
+    """Each Markdown table among the lines, as written: the line above a separator is a header,
+    and the pipe lines below it are its rows until a line that is no pipe line or a new header.
+    Unlike `read_table`, nothing is repaired: the cells are the passage's."""
+    lines = lines.splitlines() if isinstance(lines, str) else list(lines)
+    tables: list[PipeTable] = []
+    header: list[str] | None = None
+    rows: list[tuple[str, ...]] = []
+    for line, below in zip(lines, [*lines[1:], ""], strict=True):
+        pipe = line.strip()
+        if header is not None and (not pipe.startswith("|") or _SEPARATOR.match(below.strip())):
+            tables.append(PipeTable(tuple(header), tuple(rows)))
+            header = None
+        if not pipe.startswith("|"):
+            continue
+        if _SEPARATOR.match(below.strip()):
+            header, rows = _cells(pipe), []
+        elif header is not None and not _SEPARATOR.match(pipe):
+            rows.append(tuple(_cells(pipe)))
+    if header is not None:
+        tables.append(PipeTable(tuple(header), tuple(rows)))
+    return tables
 
 
 _YEAR_CELL = re.compile(r"^(?:FY\s?)?(?:19|20)\d\d$|^(?:19|20)(?:\s\d){2}$", re.IGNORECASE)

@@ -28,7 +28,7 @@ from polyrag.agent.tools.base import ToolOutcome
 from polyrag.agent.tools.sql import cited_rows
 from polyrag.answer.evidence import content_words, stems
 from polyrag.answer.numbers import parse_number
-from polyrag.chunk.figures import read_row_sentence
+from polyrag.chunk.figures import pipe_tables, read_row_sentence
 from polyrag.index.tables.base import SourceTable
 from polyrag.types import Chunk
 
@@ -189,25 +189,34 @@ def _stored(tables: Sequence[SourceTable]) -> list[tuple[_Rows, list[Chunk]]]:
     """The rows of whole tables, each cited as the table's header and rows."""
     groups = []
     for source in tables:
-        table = source.table
-        rows: _Rows = []
-        section = ""
-        names = _figure_columns(table.header)
-        for cells in table.rows:
-            if not cells or not cells[0].strip():
-                continue
-            filled = {
-                name: cell.strip()
-                for name, cell in zip(names, cells[1:], strict=False)
-                if cell.strip()
-            }
-            if not filled:
-                section = cells[0].strip()
-            elif all(parse_number(cell) is not None for cell in filled.values()):
-                rows.append((section, cells[0].strip(), filled))
+        rows = _labelled_rows(source.table.header, source.table.rows)
         if rows:
-            groups.append((rows, [cited_rows(source, range(len(table.rows)))]))
+            groups.append((rows, [cited_rows(source, range(len(source.table.rows)))]))
     return groups
+
+
+def _markdown_rows(lines: Sequence[str]) -> _Rows:
+    """The rows of the Markdown tables among the lines, with their sections."""
+    return [row for table in pipe_tables(lines) for row in _labelled_rows(table.header, table.rows)]
+
+
+def _labelled_rows(header: Sequence[str], body: Sequence[Sequence[str]]) -> _Rows:
+    """A table's rows of figures under their labels and sections: a row with a label and no
+    figures names the section of the rows below it."""
+    rows: _Rows = []
+    section = ""
+    names = _figure_columns(header)
+    for cells in body:
+        if not cells or not cells[0].strip():
+            continue
+        filled = {
+            name: cell.strip() for name, cell in zip(names, cells[1:], strict=False) if cell.strip()
+        }
+        if not filled:
+            section = cells[0].strip()
+        elif all(parse_number(cell) is not None for cell in filled.values()):
+            rows.append((section, cells[0].strip(), filled))
+    return rows
 
 
 def _figure_columns(header: Sequence[str]) -> list[str]:
@@ -215,31 +224,6 @@ def _figure_columns(header: Sequence[str]) -> list[str]:
     its place ("July 30, 2022 (5)") as the row sentences number it."""
     tail = list(header[1:])
     return [name if tail.count(name) == 1 else f"{name} ({i + 2})" for i, name in enumerate(tail)]
-
-
-def _markdown_rows(lines: Sequence[str]) -> _Rows:
-    """The rows of the Markdown tables among the lines, with their sections."""
-    rows: _Rows = []
-    header: list[str] = []
-    section = ""
-    for line, below in zip(lines, [*lines[1:], ""], strict=True):
-        if not line.startswith("|"):
-            header, section = [], ""
-            continue
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if below.startswith("| ---"):
-            header = cells
-        elif header and not line.startswith("| ---") and cells and cells[0]:
-            filled = {
-                name: cell
-                for name, cell in zip(_figure_columns(header), cells[1:], strict=False)
-                if cell
-            }
-            if not filled:
-                section = cells[0]
-            elif all(parse_number(cell) is not None for cell in filled.values()):
-                rows.append((section, cells[0], filled))
-    return rows
 
 
 def _summed(question: str, rows: _Rows, chunks: list[Chunk]) -> Summed | None:
