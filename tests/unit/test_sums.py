@@ -139,3 +139,45 @@ def test_the_whole_table_ingest_registered_completes_a_cut_one() -> None:
     assert summed is not None and summed.total == 10940
     outcome = run(question, [found], stored)
     assert outcome.backing[0].locator.page == 83 and "Long-term debt" in outcome.backing[0].text
+
+
+def test_a_phrase_after_the_last_name_does_not_continue_the_enumeration() -> None:
+    countries = Chunk(
+        "g1", "amzn", "/filings/AMZN_2019_10K.pdf",
+        "Table 31: Net sales attributed to countries\n| | 2018 | 2019 |\n| --- | --- | --- |\n"
+        "| United States | 160,146 | 193,636 |\n| Germany | 19,881 | 22,232 |\n"
+        "| United Kingdom | 14,524 | 17,527 |\n| Japan | 13,829 | 16,002 |",
+        Locator(page=68),
+    )  # fmt: skip
+    question = (
+        "What were Amazon's combined 2019 net sales attributed to Germany, the United Kingdom "
+        "and Japan, in millions of dollars?"
+    )
+    found = named_sum(question, [countries])
+    assert found is not None and found.total == 55761
+    # A name after the comma does continue it: Japan's figure alone is not the sum asked.
+    assert (
+        named_sum(question.replace(", in millions", ", and France, in millions"), [countries])
+        is None
+    )
+
+
+def test_one_row_is_added_across_the_sections_the_question_names() -> None:
+    revenues = Chunk(
+        "m1", "mgm", "/filings/MGM_2020_10K.pdf",
+        "| | 2020 | 2019 |\n| --- | --- | --- |\n| Las Vegas Strip Resorts | | |\n"
+        "| Casino | 728,254 | 1,296,170 |\n| Rooms | 662,813 | 1,863,521 |\n"
+        "| Regional Operations | | |\n| Casino | 1,269,011 | 2,217,225 |\n"
+        "| Rooms | 130,945 | 309,212 |\n| MGM China | | |\n| Rooms | 36,624 | 142,306 |",
+        Locator(page=44),
+    )  # fmt: skip
+    question = (
+        "What were MGM Resorts' combined 2020 rooms revenue across its Las Vegas Strip Resorts, "
+        "Regional Operations and MGM China segments?"
+    )
+    found = named_sum(question, [revenues])
+    assert found is not None and found.shown == ("662,813", "130,945", "36,624")
+    assert found.total == 830382
+    # Two rows named ("casino and rooms revenue"), or a section without the row: no sum.
+    assert named_sum(question.replace("rooms", "casino and rooms"), [revenues]) is None
+    assert named_sum(question.replace("rooms", "casino"), [revenues]) is None

@@ -45,8 +45,14 @@ _OTHER = re.compile(
 )
 # Between two names of an enumeration: commas, "and", "&", an article or a possessive.
 _JOINER = re.compile(r"^(?:\s*(?:,|and|&|plus|as well as|the|its|their|both)\s*)+$", re.IGNORECASE)
-# An enumeration that goes on past the last name found: ", and China", "& Latin America".
-_GOES_ON = re.compile(r"^\s*(?:,\s*)?(?:and|&|,)\s+(?:the\s+)?(?!\d)\w", re.IGNORECASE)
+# An enumeration that goes on past the last name found: ", and China", "& Latin America";
+# not a phrase after a comma (", in millions of dollars?", ", respectively").
+_GOES_ON = re.compile(
+    r"^\s*(?:,\s*)?(?:and|&|,)\s+(?:the\s+)?(?!\d)"
+    r"(?!(?:in|for|of|at|on|as|by|from|during|with|per|respectively|rounded|expressed|"
+    r"excluding|including|each|both|combined|together|altogether)\b)\w",
+    re.IGNORECASE,
+)
 # "564 in the United States", "30 in Japan": a count per place in a sentence.
 _PER_PLACE = re.compile(
     r"(?<![\w.,])(?P<n>\d[\d,]*(?:\.\d+)?)\s+(?:\w+\s+)?in\s+(?:the\s+)?"
@@ -91,7 +97,12 @@ def named_sum(
     found: list[tuple[int, Summed]] = []
     for rows, chunks in [*_groups(passages, question), *_stored(tables)]:
         narrowed, section_fit = _in_asked_section(question, rows)
-        summed = _summed(question, narrowed, chunks)
+        sections = _named_sections(question, rows)
+        summed = (
+            _across_sections(question, rows, chunks, sections)
+            if sections  # the rows of one section are not what it asks
+            else _summed(question, narrowed, chunks)
+        )
         if summed is not None:
             fit = section_fit + _title_fit(question, chunks[0], summed.labels)
             found.append((fit, summed))
@@ -245,6 +256,48 @@ def _summed(question: str, rows: _Rows, chunks: list[Chunk]) -> Summed | None:
     if any(value is None for value in values):
         return None
     used = [c for c in chunks if all(text in c.text for text in shown)] or chunks
+    return Summed(labels, tuple(v for v in values if v is not None), shown, tuple(used), column)
+
+
+def _named_sections(question: str, rows: _Rows) -> list[tuple[int, int, str]]:
+    """Where the question enumerates two or more of the table's sections, or nothing."""
+    sections = list(dict.fromkeys(section for section, _, _ in rows if section))
+    spans = _enumeration(question, _named_spans(question, sections))
+    return spans or []
+
+
+def _across_sections(
+    question: str, rows: _Rows, chunks: list[Chunk], spans: list[tuple[int, int, str]]
+) -> Summed | None:
+    """One row added up across the sections the question enumerates (`spans`): "the combined
+    2020 rooms revenue across its Las Vegas Strip Resorts, Regional Operations and MGM China
+    segments" reads the "Rooms" row under each of the three segments' names. The question
+    names exactly one row outside the enumeration, and every named section holds it once."""
+    if _GOES_ON.match(question[spans[-1][1] :]):
+        return None
+    named = [section for _, _, section in spans]
+    outside = f"{question[: spans[0][0]]} {question[spans[-1][1] :]}"
+    asked = _named_spans(outside, [label for section, label, _ in rows if section in named])
+    if len(asked) != 1:
+        return None  # no row named, or several
+    label = asked[0][2]
+    figures: list[dict[str, str]] = []
+    for section in named:
+        written = {
+            tuple(sorted(f.items())) for s, name, f in rows if s == section and name == label
+        }
+        if len(written) != 1:
+            return None
+        figures.append(dict(written.pop()))
+    column = _column(question, figures)
+    if column is None:
+        return None
+    shown = tuple(f[column] for f in figures)
+    values = tuple(parse_number(text) for text in shown)
+    if any(value is None for value in values):
+        return None
+    used = [c for c in chunks if all(text in c.text for text in shown)] or chunks
+    labels = tuple(f"{section} {label}" for section in named)
     return Summed(labels, tuple(v for v in values if v is not None), shown, tuple(used), column)
 
 
