@@ -2,7 +2,10 @@ from __future__ import annotations
 
 from itertools import pairwise
 
+import pytest
+
 from polyrag.chunk.chunker import Chunker
+from polyrag.chunk.figures import lead_in
 from polyrag.chunk.sentences import sentence_spans
 from polyrag.settings import ChunkSettings
 from polyrag.types import Block, BlockKind, Locator, Modality, Source
@@ -195,6 +198,48 @@ def test_caption_names_the_table_and_tables_are_numbered() -> None:
     assert all(c.anchor == 0 for c in chunks[1:])
 
 
+def test_a_table_without_caption_is_titled_by_the_sentence_leading_into_it() -> None:
+    countries = "| | 2018 | 2019 |\n| --- | --- | --- |\n| Germany | 19,881 | 22,232 |"
+    blocks = [
+        Block(BlockKind.TEXT, "Revenues are translated at average rates. Net sales attributed "
+              "to countries are as follows (in millions):"),
+        Block(BlockKind.TEXT, "Year Ended December 31,"),  # a header's remnant
+        Block(BlockKind.TABLE, countries),
+        Block(BlockKind.TEXT, "The tables above are unaudited."),  # introduces nothing
+        Block(BlockKind.TABLE, countries),
+        Block(BlockKind.TEXT, "The following table shows key hotel statistics for our resorts:"),
+        Block(BlockKind.HEADING, "Hotel statistics", level=2),  # a heading ends the lead-in
+        Block(BlockKind.TABLE, countries),
+        Block(BlockKind.TEXT, "Occupancy is shown as follows:"),
+        Block(BlockKind.TABLE, "Chart: Occupancy\n\n" + countries),  # its own caption wins
+    ]  # fmt: skip
+    chunks = make(max_tokens=80).chunk(SOURCE, blocks)
+    titles = list(
+        dict.fromkeys(c.text.splitlines()[0] for c in chunks if c.modality is Modality.TABLE)
+    )
+    assert titles == [
+        "Table 1: Net sales attributed to countries (in millions)",
+        "Table 2: 2018, 2019",
+        "Table 3: 2018, 2019",
+        "Table 4: Chart: Occupancy",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "says"),
+    [
+        ("The following table shows key hotel statistics for our Las Vegas Strip Resorts:",
+         "Key hotel statistics for our Las Vegas Strip Resorts"),
+        ("The components of income tax expense were as follows:",
+         "The components of income tax expense"),
+        ("as follows:", ""),
+        ("Revenue grew in 2020.", ""),
+    ],
+)  # fmt: skip
+def test_lead_in_says_what_the_table_holds(sentence: str, says: str) -> None:
+    assert lead_in(sentence) == says
+
+
 def test_a_long_table_is_split_and_rows_never_exceed_the_window() -> None:
     rows = "".join(f"| Team{i} number {i} | {i} |\n" for i in range(40))
     blocks = [
@@ -327,7 +372,7 @@ def test_an_overlong_slide_is_chunked_as_text() -> None:
 
 
 def test_version_names_the_chunking_rules() -> None:
-    assert make().version.startswith("chunk9-")
+    assert make().version.startswith("chunk10-")
 
 
 def test_a_chunk_cites_the_region_its_pieces_cover_on_one_page() -> None:

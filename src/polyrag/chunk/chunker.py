@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from polyrag.chunk.figures import (
+    lead_in,
     picture_summary,
     picture_title,
     placeholder,
@@ -75,7 +76,7 @@ class Chunker:
     def version(self) -> str:
         """Changes whenever the chunks of an unchanged file would change."""
         s = self._settings
-        return f"chunk9-{s.max_tokens}-{s.overlap_tokens}-{s.table_max_tokens}-{s.page_max_tokens}"
+        return f"chunk10-{s.max_tokens}-{s.overlap_tokens}-{s.table_max_tokens}-{s.page_max_tokens}"
 
     def chunk(
         self, source: Source, blocks: Iterable[Block], layout: Layout | str | None = None
@@ -96,6 +97,11 @@ class Chunker:
         window: list[_Unit] = []
         pending: list[_Figure] = []  # figures whose placeholder sits in the window
         headings: list[tuple[int, str]] = []
+        # What the last paragraph says the tables after it hold ("The following table shows
+        # key hotel statistics for our Las Vegas Strip Resorts:"); a table with no caption of
+        # its own is titled by it. A heading or another paragraph ends it; a short line such
+        # as "Year Ended December 31," (a header's remnant) does not.
+        leading = ""
 
         def flush(keep_overlap: bool, content_follows: bool = False) -> None:
             nonlocal window, pending
@@ -129,6 +135,11 @@ class Chunker:
                 headings.clear()
                 continue
             if block.kind is BlockKind.HEADING:
+                leading = ""
+            elif block.kind is BlockKind.TEXT and not _fragment(block.text):
+                spans = list(sentence_spans(block.text.strip()))
+                leading = lead_in(block.text.strip()[spans[-1][0] :]) if spans else ""
+            if block.kind is BlockKind.HEADING:
                 title = " ".join(block.text.split())
                 if not title:
                     continue
@@ -148,7 +159,7 @@ class Chunker:
             if block.kind in (BlockKind.TABLE, BlockKind.PICTURE):
                 if not block.text.strip():
                     continue
-                title, figure = self._figure(block, locator, numbers)
+                title, figure = self._figure(block, locator, numbers, leading)
                 mark = placeholder(title)
                 place(_Unit(mark, locator, self._count(mark), separator="\n", is_placeholder=True))
                 pending.append(figure)
@@ -161,12 +172,15 @@ class Chunker:
 
     # -- tables and pictures ------------------------------------------------------------------
 
-    def _figure(self, block: Block, locator: Locator, numbers: _Numbers) -> tuple[str, _Figure]:
-        """The figure's title ("Table 3: Region, Revenue") and its own chunks."""
+    def _figure(
+        self, block: Block, locator: Locator, numbers: _Numbers, leading: str = ""
+    ) -> tuple[str, _Figure]:
+        """The figure's title ("Table 3: Region, Revenue", or what the sentence `leading` into
+        it says it holds) and its own chunks."""
         if block.kind is BlockKind.TABLE:
             numbers.tables += 1
             table = read_table(block.text)
-            title = table_title(numbers.tables, table_summary(table))
+            title = table_title(numbers.tables, table_summary(table, leading))
             pieces = self._table_pieces(title, block.text, locator)
             return title, _Figure(tuple(pieces), Modality.TABLE)
         numbers.pictures += 1
@@ -421,3 +435,9 @@ def _region(locators: list[Locator]) -> tuple[float, float, float, float] | None
         max(b[2] for b in known),
         max(b[3] for b in known),
     )
+
+
+def _fragment(text: str) -> bool:
+    """A short line that is no sentence: "Year Ended December 31,", "(in millions)"."""
+    words = text.split()
+    return len(words) <= 6 and not text.rstrip().endswith((".", ":", "!", "?"))

@@ -187,13 +187,49 @@ def _markdown(rows: list[list[str]]) -> list[str]:
     return [lines[0], "|" + " --- |" * len(rows[0]), *lines[1:]]
 
 
-def table_summary(table: TableText | None) -> str:
-    """The caption if there is one, else the header names: what the placeholder shows."""
+def table_summary(table: TableText | None, lead_in: str = "") -> str:
+    """The caption if there is one, else the sentence that leads into the table (see
+    `lead_in`), else the header names: what the placeholder shows."""
     if table is None:
         return ""
     if table.caption:
         return _shorten(table.caption)
+    if lead_in:
+        return _shorten(lead_in)
     return _shorten(", ".join(table.labels))
+
+
+# "The following table shows key hotel statistics for our Las Vegas Strip Resorts:",
+# "Net sales attributed to countries … are as follows (in millions):".
+_FOLLOWING = re.compile(
+    r"^(?:the\s+)?following\s+tables?\s+(?:\w+\s+)?(?:shows?|presents?|sets?\s+forth|"
+    r"summari[sz]es?|provides?|reflects?|details?|includes?|lists?|contains?|illustrates?|"
+    r"reconciles?|compares?|displays?|gives?)\s+(?:(?:information|details?|data)\s+"
+    r"(?:about|on|regarding|for|of)\s+|a\s+summary\s+of\s+|a\s+reconciliation\s+of\s+)?",
+    re.IGNORECASE,
+)
+_FOLLOWS = re.compile(
+    r"\s+(?:is|are|was|were)\s+(?:as\s+follows|(?:presented|summari[sz]ed|shown|set\s+forth|"
+    r"detailed|listed|included|provided)\s+(?:below|in\s+the\s+following\s+tables?))\b",
+    re.IGNORECASE,
+)
+_AS_FOLLOWS = re.compile(r"(?:^|\s*,?\s+)(?:as\s+follows|below|the\s+following)\s*$", re.IGNORECASE)
+
+
+def lead_in(sentence: str) -> str:
+    """What a sentence that introduces a table says the table holds, or "" for a sentence that
+    introduces nothing: "Net sales attributed to countries that represent a significant
+    portion of consolidated net sales are as follows (in millions):" gives "Net sales
+    attributed to countries that represent a significant portion of consolidated net sales
+    (in millions)". Only a sentence that ends with a colon leads into what follows it."""
+    text = " ".join(sentence.split())
+    if not text.endswith(":"):
+        return ""
+    text = _FOLLOWING.sub("", text[:-1].strip())
+    text = _AS_FOLLOWS.sub("", _FOLLOWS.sub("", text)).strip(" ,;")
+    if len(re.findall(r"[A-Za-z]{2,}", text)) < 2:
+        return ""  # "as follows:", "in millions:": nothing said of the table
+    return text[0].upper() + text[1:]
 
 
 def row_sentences(table: TableText) -> list[tuple[int, str]]:
