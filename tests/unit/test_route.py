@@ -118,6 +118,31 @@ def test_a_total_the_table_states_as_a_row_is_a_lookup() -> None:
     assert route("How many ducks were observed in total?", ducks).kind == "aggregate"
 
 
+def test_an_average_the_sources_name_as_a_measure_is_a_lookup() -> None:
+    maus = (
+        "Monthly Active Users. We monitor monthly active users (MAUs) as a key measure.\n"
+        "Average MAUs increased by 93 million, or 29%, for the three months ended December 31, "
+        "2019. King 249 247 258 272 and Activision 128 36 37 41"
+    )
+    found = hits(Modality.TEXT, maus)
+    question = (
+        "What were the average monthly active users (MAUs) of Activision Blizzard's King segment "
+        "for the quarter ended December 31, 2019?"
+    )
+    named = route(question, found)
+    assert (named.kind, named.sure) == ("lookup", True)
+    # Named in full as the table names it, too.
+    rates = hits(Modality.TABLE, "| | 2020 |\n| --- | --- |\n| Average Daily Rate (ADR) | $161 |")
+    assert route("What was the average daily rate at the Strip resorts in 2020?", rates).kind == (
+        "lookup"
+    )
+    # An average the sources do not name is computed from the table.
+    assert not route("What was the average quarterly King MAU count in 2019?", found).sure
+    assert route("What was the average of the daily rates from 2018 to 2020?", rates).kind != (
+        "lookup"
+    )
+
+
 def test_two_rows_taken_together_are_added_up() -> None:
     # The count is a column of the table ("Freshwater Ducks"): read as it stands for one year,
     # added up for two taken together.

@@ -149,6 +149,7 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
     # "How much total assets…" asks for a row a statement already has ("Total assets"): that
     # is a lookup, unless the question also asks to add something up.
     asked = _without_stated_totals(_without_stated_counts(question, hits[:6]), hits[:6])
+    asked = _without_named_measures(asked, hits[:6])
     aggregate = bool(_AGGREGATE.search(asked) or _WHICH_PERIOD.search(asked))
     compute = bool(_COMPUTE.search(question))
     if MORE_THAN.search(question):
@@ -242,6 +243,33 @@ def _without_stated_totals(question: str, hits: Sequence[Hit]) -> str:
     for label in sorted(labels, key=len, reverse=True):
         out = re.sub(rf"(?<!\w){re.escape(label)}(?!\w)", " ", out, flags=re.IGNORECASE)
     return out
+
+
+# "average monthly active users (MAUs)", "Average Daily Rate": an average named as a measure.
+_MEASURE = re.compile(
+    r"\b(?:average|mean|median)((?:\s+(?!(?:of|for|in|on|at|over|across|per|between|from|"
+    r"during|by|the|a|an|and|or|was|were|is|are)\b)[\w'-]+){2,4})(\s+\((?P<abbr>[A-Za-z]+)\))?",
+    re.IGNORECASE,
+)
+
+
+def _without_named_measures(question: str, hits: Sequence[Hit]) -> str:
+    """The question without the averages the sources name as measures of their own: "the
+    average monthly active users (MAUs) of the King segment" reads a figure the filing reports
+    as "average MAUs", it computes no average. The whole name of two words or more after
+    "average" must stand in a found passage, or "average" with the abbreviation the question
+    gives in brackets."""
+    text = " ".join(" ".join(hit.chunk.text.lower().split()) for hit in hits)
+
+    def named(found: re.Match[str]) -> str:
+        words = " ".join(found.group(0).split("(")[0].lower().split())
+        abbr = found.group("abbr")
+        first = words.split()[0]
+        if words in text or (abbr and f"{first} {abbr.lower()}" in text):
+            return " "
+        return found.group(0)
+
+    return _MEASURE.sub(named, question)
 
 
 def _row_label(line: str) -> str | None:
