@@ -475,3 +475,24 @@ def test_a_figure_under_another_column_than_the_one_named_is_repaired() -> None:
     assert "3777 stands under 'consolidated'" in found.why and "'regulated businesses'" in found.why
     right = calculation("(3255 - 3094) / 3094 * 100", "(3255 − 3094) ÷ 3094 × 100 = 5.2", segments)
     assert "stands under" not in review(question, right, [segments, earlier]).why
+
+
+def test_percentages_taken_for_an_amount_are_repaired() -> None:
+    mdna = passage(
+        "/d/mgm.pdf",
+        "MGM China net revenues decreased 77% in 2020 compared to 2019, and Regional "
+        "Operations net revenues decreased 61%. MGM China net revenues were $656,703 "
+        "thousand in 2020 and $2,905,422 thousand in 2019.",
+    )
+    question = (
+        "By how much did MGM China's segment net revenues decline from 2019 to 2020, in "
+        "thousands of dollars?"
+    )
+    shares = calculation("77 - 61", "77 − 61 = 16", mdna)
+    found = review(question, shares, [mdna])
+    assert found.verdict == "repair" and "77 and 61 are percentages" in found.why
+    amounts = calculation("2905422 - 656703", "2,905,422 − 656,703 = 2,248,719", mdna)
+    assert "percentages" not in review(question, amounts, [mdna]).why
+    # A question about shares may subtract them.
+    points = "By how many percentage points did the decline in MGM China's net revenues exceed Regional Operations'?"
+    assert "percentages in the sources" not in review(points, shares, [mdna]).why

@@ -532,6 +532,14 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
                 for number, used, named in beside
             ),
         )
+    shares = _shares_for_an_amount(question, from_sources, backing)
+    if shares:
+        return Review(
+            "repair",
+            f"{' and '.join(shares)} are percentages in the sources, but the question asks for "
+            "an amount: take the amounts themselves",
+            search=_subject(question),
+        )
     elsewhen = (
         [] if _ABOUT_YEARS.search(question) else _other_periods(question, from_sources, backing)
     )
@@ -616,6 +624,31 @@ def _rows_named_more_fully(
                 out.append((show(operand), label, fuller[0]))
                 break
     return out
+
+
+# An amount asked in money or in units of a currency: "in thousands of dollars", "in CHF".
+_AMOUNT = re.compile(
+    r"\bin (?:thousands|millions|billions)\b|\b(?:dollars|usd|euros?|eur|chf|pounds)\b|\$",
+    re.IGNORECASE,
+)
+_WRITTEN_NUMBER = re.compile(r"(?<![\w.])\(?[$€£]?\s?\d[\d,]*(?:\.\d+)?\)?(\s?(?:%|percent\b))?")
+
+
+def _shares_for_an_amount(
+    question: str, operands: Sequence[float], chunks: Sequence[Chunk]
+) -> list[str]:
+    """The operands the sources write only as percentages ("decreased 77%"), when the question
+    asks for an amount ("by how much … in thousands of dollars") and for no rate or share."""
+    if not _AMOUNT.search(question) or _RELATIVE.search(question) or _POINTS.search(question):
+        return []
+    written: dict[float, set[bool]] = {}
+    for chunk in chunks:
+        for found in _WRITTEN_NUMBER.finditer(chunk.text):
+            for number in numbers_in_text(found.group(0).split("%")[0]):
+                for operand in operands:
+                    if same_number(operand, number):
+                        written.setdefault(operand, set()).add(bool(found.group(1)))
+    return [show(n) for n in operands if written.get(n) == {True}]
 
 
 def _columns_named_otherwise(
