@@ -494,5 +494,8 @@ def test_percentages_taken_for_an_amount_are_repaired() -> None:
     amounts = calculation("2905422 - 656703", "2,905,422 − 656,703 = 2,248,719", mdna)
     assert "percentages" not in review(question, amounts, [mdna]).why
     # A question about shares may subtract them.
-    points = "By how many percentage points did the decline in MGM China's net revenues exceed Regional Operations'?"
+    points = (
+        "By how many percentage points did the decline in MGM China's net revenues exceed "
+        "Regional Operations'?"
+    )
     assert "percentages in the sources" not in review(points, shares, [mdna]).why

@@ -279,3 +279,18 @@ def test_a_sum_of_rows_the_question_names_goes_to_the_agent() -> None:
     found = route(question, hits(Modality.TEXT, text))
     assert found.agent and found.why == "it asks for the sum of rows it names"
     assert route(question, hits(Modality.TEXT)).why != found.why
+
+
+def test_a_count_a_passage_states_is_a_lookup() -> None:
+    cover = (
+        "Indicate the number of shares outstanding of each of the registrant's classes of "
+        "common stock: 23,718,968 common shares as of March 28, 2022."
+    )
+    found = hits(Modality.TEXT, cover)
+    chosen = route(
+        "How many common shares did Galaxy Gaming have outstanding in March 2022?", found
+    )
+    assert (chosen.kind, chosen.sure) == ("lookup", True)
+    # Periods are counted, and a year is no count of anything.
+    fiscal = hits(Modality.TEXT, "Sales grew in the 2019 and 2018 fiscal years at 12 stores.")
+    assert not route("How many fiscal years did Costco report sales for?", fiscal).sure

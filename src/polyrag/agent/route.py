@@ -189,16 +189,33 @@ _HOW_MANY = re.compile(
 )
 
 
+_PERIOD_NOUNS = frozenset({"year", "quarter", "month", "week", "day", "period", "time"})
+
+
 def _without_stated_counts(question: str, hits: Sequence[Hit]) -> str:
-    """The question without a count a found table states in a column of its own: "how many
+    """The question without a count the sources state: a table's column of its own ("how many
     Stanley Cups have the Blues won" reads the Blues' row under "Stanley Cups", while "how many
-    teams have won" counts rows."""
+    teams have won" counts rows), or a figure a best passage writes before what is counted
+    ("23,718,968 common shares as of March 28, 2022")."""
     columns = {_singular(name) for name in _column_names(hits)}
+    texts = [hit.chunk.text for hit in hits[:3]]
 
     def stated(found: re.Match[str]) -> str:
-        return " " if _singular(found.group(1)) in columns else found.group(0)
+        counted = found.group(1)
+        if _singular(counted) in columns:
+            return " "
+        noun = _singular(counted.split()[-1])
+        if noun in _PERIOD_NOUNS:  # "how many years did …" counts periods of a table
+            return found.group(0)
+        # A figure, not a year ("the 2019 and 2018 fiscal years"), then what is counted.
+        said = re.compile(
+            rf"(?<![\d,.])(?!(?:19|20)\d\d\b)\d[\d,.]*\s+(?:[\w'-]+\s+){{0,3}}"
+            rf"{re.escape(noun)}s?\b",
+            re.IGNORECASE,
+        )
+        return " " if any(said.search(text) for text in texts) else found.group(0)
 
-    return _HOW_MANY.sub(stated, question) if columns else question
+    return _HOW_MANY.sub(stated, question)
 
 
 def _column_names(hits: Sequence[Hit]) -> set[str]:
