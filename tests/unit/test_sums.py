@@ -181,3 +181,16 @@ def test_one_row_is_added_across_the_sections_the_question_names() -> None:
     # Two rows named ("casino and rooms revenue"), or a section without the row: no sum.
     assert named_sum(question.replace("rooms", "casino and rooms"), [revenues]) is None
     assert named_sum(question.replace("rooms", "casino"), [revenues]) is None
+
+
+def test_a_dash_is_no_figure_and_no_section() -> None:
+    regions = Chunk(
+        "r1", "amcr", "/filings/AMCR_2023_10K.pdf",
+        "| Region | Flexibles | Rigid Packaging |\n| --- | --- | --- |\n"
+        "| Latin America | 1,114 | 795 |\n| Other | — | — |\n| Asia Pacific | 1,677 | — |",
+        Locator(page=103),
+    )  # fmt: skip
+    found = named_sum(
+        "What were the combined Flexibles sales in Latin America and Asia Pacific?", [regions]
+    )
+    assert found is not None and found.total == 1114 + 1677 and found.column == "Flexibles"

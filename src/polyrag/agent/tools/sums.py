@@ -60,6 +60,7 @@ _PER_PLACE = re.compile(
 )
 # "how many warehouses": what a sentence's counts per place must be counts of.
 _HOW_MANY = re.compile(r"\bhow many ([\w'-]+)", re.IGNORECASE)
+_NIL = frozenset({"", "—", "–", "-", "−"})
 _YEAR = re.compile(r"\b(?:FY\s?'?)?((?:19|20)\d\d)\b", re.IGNORECASE)
 # "2021: 192,000, 2020: $ 181,000": a row sentence's figures under their columns.
 _FIGURE_PAIR = re.compile(
@@ -221,11 +222,13 @@ def _labelled_rows(header: Sequence[str], body: Sequence[Sequence[str]]) -> _Row
         if not cells or not cells[0].strip():
             continue
         filled = {
-            name: cell.strip() for name, cell in zip(names, cells[1:], strict=False) if cell.strip()
+            name: cell.strip()
+            for name, cell in zip(names, cells[1:], strict=False)
+            if cell.strip() not in _NIL  # a dash is no figure: "Asia Pacific | 1,677 | — |"
         }
-        if not filled:
+        if not any(cell.strip() for cell in cells[1:]):
             section = cells[0].strip()
-        elif all(parse_number(cell) is not None for cell in filled.values()):
+        elif filled and all(parse_number(cell) is not None for cell in filled.values()):
             rows.append((section, cells[0].strip(), filled))
     return rows
 
