@@ -232,6 +232,8 @@ def test_a_table_without_caption_is_titled_by_the_sentence_leading_into_it() -> 
          "Key hotel statistics for our Las Vegas Strip Resorts"),
         ("The components of income tax expense were as follows:",
          "The components of income tax expense"),
+        ("The following is a reconciliation of free cash flow to the most comparable GAAP "
+         "measure:", "Reconciliation of free cash flow to the most comparable GAAP measure"),
         ("as follows:", ""),
         ("Revenue grew in 2020.", ""),
     ],

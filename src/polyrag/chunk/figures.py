@@ -202,6 +202,7 @@ def table_summary(table: TableText | None, lead_in: str = "") -> str:
 # "The following table shows key hotel statistics for our Las Vegas Strip Resorts:",
 # "Net sales attributed to countries … are as follows (in millions):".
 _FOLLOWING = re.compile(
+    r"^(?:the\s+)?following\s+(?:is|are)\s+(?:an?\s+|the\s+)?|"
     r"^(?:the\s+)?following\s+tables?\s+(?:\w+\s+)?(?:shows?|presents?|sets?\s+forth|"
     r"summari[sz]es?|provides?|reflects?|details?|includes?|lists?|contains?|illustrates?|"
     r"reconciles?|compares?|displays?|gives?)\s+(?:(?:information|details?|data)\s+"
