@@ -11,7 +11,10 @@ Code reads the names from the data, not from the question's grammar: the row lab
 table (its row sentences, joined across the chunks a long table was cut into, and its Markdown),
 or the places of a sentence that counts "N in Place", that the question spells out, joined in
 it only by commas, "and" or "&"; at least two, all from one table or sentence, under the
-section the question names and the one period it asks about. Anything unsure gives no sum and
+section the question names and the one period it asks about. A question that spells out a
+table's sections instead ("rooms revenue across its Las Vegas Strip Resorts, Regional
+Operations and MGM China segments") adds the one row it names under each of them. Anything
+unsure gives no sum and
 the question goes on as before: two tables that fit equally well but add up differently, a
 label written with other figures elsewhere in its table, several periods and none asked, or an
 enumeration that goes on past the names found ("… Taiwan and China" where the filing writes
@@ -251,15 +254,7 @@ def _summed(question: str, rows: _Rows, chunks: list[Chunk]) -> Summed | None:
         if len(written) != 1:
             return None  # the label stands with other figures elsewhere in the table
         figures.append(dict(written.pop()))
-    column = _column(question, figures)
-    if column is None:
-        return None
-    shown = tuple(f[column] for f in figures)
-    values = tuple(parse_number(text) for text in shown)
-    if any(value is None for value in values):
-        return None
-    used = [c for c in chunks if all(text in c.text for text in shown)] or chunks
-    return Summed(labels, tuple(v for v in values if v is not None), shown, tuple(used), column)
+    return _added(question, labels, figures, chunks)
 
 
 def _named_sections(question: str, rows: _Rows) -> list[tuple[int, int, str]]:
@@ -292,6 +287,14 @@ def _across_sections(
         if len(written) != 1:
             return None
         figures.append(dict(written.pop()))
+    return _added(question, tuple(f"{section} {label}" for section in named), figures, chunks)
+
+
+def _added(
+    question: str, labels: tuple[str, ...], figures: list[dict[str, str]], chunks: list[Chunk]
+) -> Summed | None:
+    """The named rows' figures under the one column asked, added up, cited by the chunks that
+    write them all."""
     column = _column(question, figures)
     if column is None:
         return None
@@ -300,7 +303,6 @@ def _across_sections(
     if any(value is None for value in values):
         return None
     used = [c for c in chunks if all(text in c.text for text in shown)] or chunks
-    labels = tuple(f"{section} {label}" for section in named)
     return Summed(labels, tuple(v for v in values if v is not None), shown, tuple(used), column)
 
 
