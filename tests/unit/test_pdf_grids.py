@@ -140,3 +140,59 @@ def test_a_caption_under_the_rows_goes_with_the_table() -> None:
     table, after = found
     assert isinstance(table, PdfTable) and table.caption.startswith("Table 1: Number of questions")
     assert table.markdown.splitlines()[0] == "| Dataset | Train | Test |" and len(after) == 1
+
+
+def test_a_segment_table_under_titles_over_groups_of_columns() -> None:
+    """Activision Blizzard's segment table: a period over four columns and a change over the
+    next four, a section title and a label wrapped over two lines right above the first row,
+    and a footnote's marker "(1)" after a label, not a figure."""
+    figures = [(160, ""), (220, ""), (380, ""), (440, "")]
+
+    def row(y: float, label: str, *values: str) -> list[Word]:
+        return line(y, (20, label), *((x, v) for (x, _), v in zip(figures, values, strict=True)))
+
+    found = tables(
+        [
+            line(200, (20, "Information on the segments is presented below (in millions):")),
+            line(180, (140, "For the Year Ended 2019"), (370, "Increase 2019 v 2018")),
+            line(170, *((x, name) for (x, _), name in zip(figures, "ABAB", strict=True))),
+            line(160, (20, "Segment Revenues")),
+            line(150, (20, "Net revenues from")),
+            row(140, "customers", "2,219", "1,676", "(239)", "(562)"),
+            row(130, "Intersegment revenues (1)", "—", "43", "—", "(10)"),
+            row(120, "Segment net revenues", "2,219", "1,719", "(239)", "(572)"),
+            row(110, "Operating income", "850", "464", "(161)", "(221)"),
+        ]
+    )
+    before, table = found
+    assert isinstance(table, PdfTable) and len(before) == 1
+    assert table.markdown.splitlines() == [
+        "|  | For the Year Ended 2019 A | For the Year Ended 2019 B"
+        " | Increase 2019 v 2018 A | Increase 2019 v 2018 B |",
+        "| --- | --- | --- | --- | --- |",
+        "| Segment Revenues |  |  |  |  |",
+        "| Net revenues from customers | 2,219 | 1,676 | (239) | (562) |",
+        "| Intersegment revenues (1) | — | 43 | — | (10) |",
+        "| Segment net revenues | 2,219 | 1,719 | (239) | (572) |",
+        "| Operating income | 850 | 464 | (161) | (221) |",
+    ]
+
+
+def test_a_header_of_dates_is_no_prose() -> None:
+    """Six quarter-end dates over six columns: eighteen words, every one part of a date."""
+    dates = ["Dec 31, 2019", "Sep 30, 2019", "Jun 30, 2019", "Mar 31, 2019", "Dec 31, 2018"]
+    dates.append("Sep 30, 2018")
+    xs = [100 + 80 * k for k in range(6)]
+    found = tables(
+        [
+            line(150, *zip(xs, dates, strict=True)),
+            *(
+                line(y, (20, name), *((x + 20, str(y + k)) for k, x in enumerate(xs)))
+                for y, name in ((140, "Activision"), (130, "Blizzard"), (120, "King"))
+            ),
+        ]
+    )
+    (table,) = found
+    assert isinstance(table, PdfTable)
+    assert table.markdown.splitlines()[0] == "|  | " + " | ".join(dates) + " |"
+    assert table.markdown.splitlines()[4] == "| King | 120 | 121 | 122 | 123 | 124 | 125 |"

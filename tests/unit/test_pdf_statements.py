@@ -67,11 +67,23 @@ def test_figures_inside_a_label_are_not_its_columns() -> None:
     assert comprehensive[label] == ("(210)", "(279)", "533")
 
 
-def test_columns_under_columns_stay_text() -> None:
+def test_columns_under_columns_are_read_by_their_names() -> None:
     # 3M's segment table: sales, share and income under each quarter. Three figures per year
-    # would be put under the wrong year, so no statement is read there; the sales change
-    # table on the page is read by its column names instead (parse/pdf_grids.py).
-    (found,) = tables("3M_2018_10K.pdf", range(20, 24), 2)
+    # would be put under the wrong year, so no statement is read there; the table is read by
+    # its column names instead (parse/pdf_grids.py), each named by the period printed over
+    # its group of columns, as is the sales change table on the page.
+    segments, found = tables("3M_2018_10K.pdf", range(20, 24), 2)
+    assert segments["header"][1:4] == tuple(
+        f"Three months ended December 31, 2018 {name}"
+        for name in ("Net Sales", "% of Total", "Oper. Income")
+    )
+    assert segments["header"][4] == "Three months ended December 31, 2017 Net Sales"
+    assert segments["header"][7:] == (
+        "2018 vs 2017 % change Net Sales",
+        "2018 vs 2017 Oper. Income",
+    )
+    industrial = ("2,952", "37.2%", "627", "2,961", "37.1%", "580", "(0.3)%", "8.1%")
+    assert segments["Industrial"] == industrial
     assert found["header"][1:] == (
         "Organic local- currency sales",
         "Divestitures",

@@ -12,12 +12,18 @@ is the corrosion rate. Here such lines become a table again, from where their wo
   of the next column; the words before the figures are the row's label. A short line of words
   alone between rows is a section title ("Single", "Multi") and stays a row without figures,
   unless the next row's label goes on from it in lower case ("Net cash provided by" over
-  "operating activities 1,234 5,678").
+  "operating activities 1,234 5,678"); the same lines right above the first row ("Segment
+  Revenues", "Net revenues from external" over "customers $ 2,219 …") join the rows. A
+  footnote's marker after a label ("Intersegment net revenues (1) — 43 — 43") is a figure too
+  many for its row: it stays in the label.
 - **header**: the short lines just above the rows, each word put under the column its middle
-  stands over (a column reaches halfway to its neighbours); a title over several columns
-  ("Year ended December 31, 2018") names none of them. It ends at a caption, at prose, at a
-  wide gap or at words outside the table's width. Rows with no header word over at least half
-  their figure columns stay text: a grid of unnamed figures tells a model nothing more.
+  stands over (a column reaches halfway to its neighbours); a title alone over several columns
+  ("Year ended December 31, 2018") names none of them, but titles side by side over groups of
+  columns ("Three months ended" twice, "2018 vs 2017") each name the columns nearest to them:
+  "Three months ended December 31, 2017 Net Sales". A line of dates may be long ("December
+  31, 2019 September 30, 2019 …"). The header ends at a caption, at prose, at a wide gap or at
+  words outside the table's width. Rows with no header word over at least half their figure
+  columns stay text: a grid of unnamed figures tells a model nothing more.
 - **caption**: a line starting "Table 3" (or "TABLE III") right above the header, with the
   line after it when that continues the caption, goes with the table; without one, such a
   line right under the rows (papers often caption below).
@@ -61,6 +67,15 @@ _PERIOD_TITLE = re.compile(
     re.IGNORECASE,
 )
 _CAPTION = re.compile(r"^(?:table|tab\.)\s*(?:\d+|[ivxlc]+)\b", re.IGNORECASE)
+# A footnote marker after a label ("Intersegment net revenues (1) — 43 — 43"): read as a figure
+# only when the row has a figure too many for its table.
+_NOTE = re.compile(r"^\(\d\)$")
+# Words of a date ("December 31, 2019"): a header of six dates is long, but no prose.
+_DATE_WORD = re.compile(
+    r"^(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?|\d{1,2},|"
+    r"(?:19|20)\d\d,?)$",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -109,11 +124,29 @@ def _grid_at(
     first_row = parsed[i]
     if first_row is None:
         return None
+    found = _grid_from(lines, parsed, i, first_row, text, words)
+    noted = _with_note(first_row, len(first_row.figures) - 1)
+    if found is None and noted is not None:  # the first row's "(1)" is its footnote's marker
+        found = _grid_from(lines, parsed, i, noted, text, words)
+    return found
+
+
+def _grid_from(
+    lines: Sequence[T],
+    parsed: Sequence[_Row | None],
+    i: int,
+    first_row: _Row,
+    text: Callable[[T], str],
+    words: Callable[[T], Sequence[Word]],
+) -> tuple[int, int, PdfTable] | None:
+    """`_grid_at` with the first row read as given."""
     width = len(first_row.figures)
     rows = [first_row]
     j = i + 1
     while j < len(lines):
         row = parsed[j]
+        if row is not None and len(row.figures) == width + 1:
+            row = _with_note(row, width) or row
         if row is not None and len(row.figures) == width:
             wrapped = rows[-1] if not rows[-1].figures else None
             if wrapped is not None and row.label and row.label[0][0][:1].islower():
@@ -143,7 +176,8 @@ def _grid_at(
     labelled = any(row.label for row in rows)
     if labelled and any(w[1][2] > spans[0][0] + _ALIGN for r in figured for w in r.label):
         return None  # a label running into the figures: not columns
-    header, top, period = _header(lines, i, words, rows, spans, labelled)
+    first = _over_rows(lines, parsed, i, words, rows, spans) if labelled else i
+    header, top, period = _header(lines, first, words, rows, spans, labelled)
     if header is None:
         return None
     caption, first = _caption(lines, top, text)
@@ -167,6 +201,52 @@ def _grid_at(
     )
     table = PdfTable(markdown_table([header, *cells]), bbox, len(rows) + 1, columns)
     return first, j, replace(table, caption=caption)
+
+
+def _with_note(row: _Row, width: int) -> _Row | None:
+    """The row with its first figure, a footnote's marker "(1)", back in its label, when that
+    leaves it `width` figures; else None."""
+    if width < MIN_FIGURES or len(row.figures) != width + 1 or not row.label:
+        return None
+    if not _NOTE.match(row.figures[0][0]):
+        return None
+    return _Row(row.label + row.figures[:1], row.figures[1:])
+
+
+def _over_rows(
+    lines: Sequence[T],
+    parsed: Sequence[_Row | None],
+    i: int,
+    words: Callable[[T], Sequence[Word]],
+    rows: list[_Row],
+    spans: list[tuple[float, float]],
+) -> int:
+    """The first line of the rows, taking into them the short lines of words over the labels
+    right above line i: the first line of a wrapped label ("Net revenues from external" over
+    "customers $ 2,219 …") and a section title ("Segment Revenues"). The column names are
+    looked for above them."""
+    first = i
+    for j in (i - 1, i - 2):
+        if j < 0 or parsed[j] is not None:
+            break
+        line = list(words(lines[j]))
+        below = min(w[1][1] for w in (*rows[0].label, *rows[0].figures))
+        height = max(w[1][3] - w[1][1] for w in line) if line else 0.0
+        if (
+            not 0 < len(line) <= _SECTION_WORDS
+            or any(w[1][2] >= spans[0][0] for w in line)  # words over the figures: names
+            or min(w[1][1] for w in line) - below > _GAP * height + height
+            or _is_caption(line)
+            or _PERIOD_TITLE.search(" ".join(w[0] for w in line))
+        ):
+            break
+        top = rows[0]
+        if top.figures and top.label and top.label[0][0][:1].islower() and first == i:
+            rows[0] = _Row(line + top.label, top.figures)  # a label wrapped over two lines
+        else:
+            rows.insert(0, _Row(line, []))
+        first = j
+    return first
 
 
 def _label(row: _Row) -> str:
@@ -212,13 +292,15 @@ def _header(
     x_max = spans[-1][1] + margin
     rows_top = max(w[1][3] for w in (*rows[0].label, *rows[0].figures))  # y grows upwards
     reach = rows_top  # the top of the rows and the header lines taken so far
-    height = max(w[1][3] - w[1][1] for w in rows[0].figures) or 10.0
+    figured = next(row for row in rows if row.figures)
+    height = max(w[1][3] - w[1][1] for w in figured.figures) or 10.0
     taken: list[tuple[float, list[tuple[int, str]]]] = []  # each line's top and its names
     titles: list[str] = []  # periods printed over the whole table
     top = i
     for j in range(i - 1, max(i - 1 - _HEADER_LINES, -1), -1):
         line = list(words(lines[j]))
-        if not line or len(line) > _HEADER_WORDS or _is_caption(line):
+        named_words = [w for w in line if not _DATE_WORD.match(w[0])]
+        if not line or len(named_words) > _HEADER_WORDS or _is_caption(line):
             break
         if j > 0 and _is_caption(words(lines[j - 1])) and len(_phrases(line)) == 1:
             break  # the caption's second line ("Table 1" over "Corrosion data for …")
@@ -237,11 +319,23 @@ def _header(
             reach = max(reach, max(w[1][3] for w in line))
             top = j
             continue
+        over = [sum(1 for a, b in spans if x0 < b and a < x1) for _text, (x0, x1) in phrases]
+        # Titles over groups of columns, side by side ("Three months ended" twice), are wider
+        # than a column or stand over two; each names the columns nearest to it.
+        groups = [
+            phrase
+            for phrase, columns in zip(phrases, over, strict=True)
+            if columns >= 2 or phrase[1][1] - phrase[1][0] > pitch
+        ]
+        grouped = len(groups) >= 2 and len(spans) >= 2
         placed = [
             (_column(edges, x0, x1), text)
-            for text, (x0, x1) in phrases
-            if sum(1 for a, b in spans if x0 < b and a < x1) < 2  # not a title over columns
+            for (text, (x0, x1)), columns in zip(phrases, over, strict=True)
+            if columns < 2  # not a title over columns
+            and not (grouped and (text, (x0, x1)) in groups)
         ]
+        if grouped:
+            placed += _grouped(groups, spans, 1 if labelled else 0, pitch)
         if labelled and all(k == 0 for k, _text in placed):
             break  # words over the labels alone: a section title or prose, not column names
         taken.append((max(w[1][3] for w in line), placed))
@@ -256,6 +350,30 @@ def _header(
     if 2 * sum(1 for name in figure_names if name) < len(figure_names):
         return None, i, ""
     return header, top, " ".join(titles)
+
+
+def _grouped(
+    groups: list[tuple[str, tuple[float, float]]],
+    spans: list[tuple[float, float]],
+    offset: int,
+    pitch: float,
+) -> list[tuple[int, str]]:
+    """Each figure column (numbered from `offset`) with the title nearest to it of the titles
+    printed side by side over groups of columns ("For the Year Ended December 31, 2019" over
+    four columns, "Increase / (decrease)" over the next four); a column farther than a
+    column's spacing from every title has none."""
+
+    def distance(x: float, title: tuple[str, tuple[float, float]]) -> float:
+        x0, x1 = title[1]
+        return max(x0 - x, x - x1, 0.0)
+
+    placed = []
+    for k, (a, b) in enumerate(spans):
+        middle = (a + b) / 2
+        title = min(groups, key=lambda group: distance(middle, group))
+        if distance(middle, title) <= pitch:
+            placed.append((k + offset, title[0]))
+    return placed
 
 
 def _column(edges: list[tuple[float, float]], x0: float, x1: float) -> int:
