@@ -128,3 +128,16 @@ def test_a_failing_statement_finder_costs_no_page(monkeypatch: pytest.MonkeyPatc
     assert "page 2: statement tables not read (max() arg is an empty sequence)" in (
         document.warnings
     )
+
+
+def test_a_ruled_grid_takes_the_names_printed_over_it() -> None:
+    """Amcor's sales by region: ruled rows under names no rule encloses ("($ in millions)
+    Flexibles" over "Rigid" over "Packaging Total"), three times on the page, one per year."""
+    found = tables("AMCOR_2023_10K.pdf", range(101, 104), 3)
+    assert [table["caption"] for table in found] == [
+        (f"Year Ended June 30, {year}",) for year in (2023, 2022, 2021)
+    ]
+    for table in found:
+        assert table["header"] == ("($ in millions)", "Flexibles", "Rigid Packaging", "Total")
+    assert found[0]["Asia Pacific"] == ("1,677", "—", "1,677")
+    assert found[2]["Latin America"] == ("914", "504", "1,418")

@@ -34,7 +34,7 @@ from polyrag.errors import (
 )
 from polyrag.parse.base import Document, Layout
 from polyrag.parse.ocr import Ocr, OcrResult
-from polyrag.parse.pdf_grids import with_grids
+from polyrag.parse.pdf_grids import grid_at, with_grids
 from polyrag.parse.pdf_statements import header_part, with_statements
 from polyrag.parse.pdf_tables import PdfTable, PdfTables, with_tables
 from polyrag.parse.protected import WRONG_PASSWORD_HINT
@@ -199,6 +199,7 @@ class PdfParser:
             reading.chars.append(chars)
             tables = reading.tables.on_page(page, index) if reading.tables and usable else []
             tables = [_years_above(table, lines) if table.headless else table for table in tables]
+            tables = [_names_above(table, lines) if table.headless else table for table in tables]
             earlier = reading.last_table
             if tables and earlier is not None and tables[0].continues(earlier):
                 tables[0] = tables[0].with_header(earlier.cells[0])
@@ -854,7 +855,7 @@ def _grids(lines: list[_Line], page: int, reading: _Reading) -> list[list[_Line]
     """The lines with the unruled tables of figures among them as tables (a help, like
     `_statements`: should it fail, the lines are read as text, with a warning)."""
     try:
-        return list(with_grids(lines, text=lambda line: line.text, words=lambda line: line.words))
+        return list(with_grids(lines, text=lambda line: line.text, words=_line_words))
     except Exception as exc:  # never lose a page to the grid finder
         reading.warnings.append(f"page {page}: unruled tables not read ({_reason(exc)})")
         return [lines]
@@ -881,6 +882,46 @@ def _years_above(table: PdfTable, lines: list[_Line]) -> PdfTable:
     if len(years) != table.columns - 1 or len(set(years)) != len(years):
         return table
     return table.with_header(["", *years])
+
+
+_NAME_LINES = 10  # lines above a ruled table searched for the names of its columns
+
+
+def _names_above(table: PdfTable, lines: list[_Line]) -> PdfTable:
+    """A ruled table whose rules leave its column names out ("($ in millions) Flexibles" over
+    "Rigid" over "Packaging Total" above Amcor's grid of regions) takes them, read from where
+    their words stand as an unruled table's (parse/pdf_grids.py), when that reading of the
+    same lines gives the same rows; its region then reaches over them. Otherwise it stays as
+    it is."""
+    inside = [k for k, line in enumerate(lines) if table.covers(line.box)]
+    if not inside:
+        return table
+    start, end = max(0, inside[0] - _NAME_LINES), inside[-1] + 1
+    found = grid_at(lines[start:end], inside[0] - start, lambda line: line.text, _line_words)
+    if found is None:
+        return table
+    first, _end, grid = found
+    header, *rows = grid.cells
+    ruled = table.cells if any(table.cells[0]) else table.cells[1:]
+    if len(header) != table.columns or [[_bare(c) for c in row] for row in rows] != [
+        [_bare(c) for c in row] for row in ruled
+    ]:
+        return table
+    bbox = table.bbox
+    for line in lines[start + first : inside[0]]:  # the lines of names: now the table's
+        if line.box is not None:
+            bbox = _union(bbox, line.box)
+    named = replace(table.with_header(header), bbox=bbox)
+    return replace(named, caption=named.caption or grid.caption)
+
+
+def _line_words(line: _Line) -> tuple[tuple[str, Box], ...]:
+    return line.words
+
+
+def _bare(cell: str) -> str:
+    """A cell without its currency sign and spaces: "$ 4,411" as the unruled reading has it."""
+    return "".join(cell.replace("$", "").split())
 
 
 def _box(line: _Line) -> Box | None:

@@ -93,6 +93,15 @@ def with_grids(
     return with_found(lines, lambda i: _grid_at(lines, parsed, i, text, words))
 
 
+def grid_at(
+    lines: Sequence[T], i: int, text: Callable[[T], str], words: Callable[[T], Sequence[Word]]
+) -> tuple[int, int, PdfTable] | None:
+    """The grid whose rows start at line i, as (its first line, the line after it, the
+    table), or None."""
+    parsed = [_row(words(line)) for line in lines]
+    return _grid_at(lines, parsed, i, text, words)
+
+
 def _row(words: Sequence[Word]) -> _Row | None:
     """The line as a label and the figures it ends in, or None without two figures."""
     kept: list[Word] = []
@@ -199,7 +208,10 @@ def _grid_from(
         max(b[2] for b in boxes),
         max(b[3] for b in boxes),
     )
-    table = PdfTable(markdown_table([header, *cells]), bbox, len(rows) + 1, columns)
+    grid = (header, *cells)
+    table = PdfTable(
+        markdown_table(grid), bbox, len(rows) + 1, columns, tuple(tuple(row) for row in grid)
+    )
     return first, j, replace(table, caption=caption)
 
 
