@@ -235,6 +235,26 @@ def test_a_row_sentence_reads_back_into_its_label_and_figures() -> None:
     assert read_row_sentence("| Nordics | 4.1 |") is None
 
 
+def test_a_row_sentence_pairs_each_figure_with_its_column() -> None:
+    """Column names and headers may hold commas of their own; a dash is no figure; a
+    section's name alone has no pairs."""
+    from polyrag.chunk.figures import read_row_sentence
+
+    dated = read_row_sentence("Row 4: King — December 31, 2019: 249, September 30, 2019: 247")
+    assert dated is not None
+    assert dated.pairs() == [("December 31, 2019", "249"), ("September 30, 2019", "247")]
+    dashed = read_row_sentence("Row 5: Europe (1) — Flexibles: 3,952, Rigid Packaging: —")
+    assert dashed is not None and dashed.pairs() == [("Flexibles", "3,952")]
+    said = read_row_sentence("Row 2: Item is Capex, Of which land, buildings is (1,577)")
+    assert said is not None and not said.labelled
+    assert said.pairs() == [("Item", "Capex"), ("Of which land, buildings", "(1,577)")]
+    section = read_row_sentence("Row 3: Current assets")
+    headerless = read_row_sentence("Row 2: Net sales: $ 3,642, $ 3,507")
+    assert section is not None and section.section and not section.pairs()
+    assert headerless is not None and not headerless.section
+    assert not dated.section and not said.section
+
+
 def test_cited_rows_of_a_later_page_are_shown_from_that_pages_piece() -> None:
     """The web app shows a citation's rows as the chunk cited them: page 5, row 3."""
     blocks = [*_page_table(4, [("a", "1")]), *_page_table(5, [("b", "2"), ("c", "3")])]

@@ -706,11 +706,12 @@ _PERIOD_HEADER = re.compile(
 def _row_of(line: str) -> tuple[str, list[float]] | None:
     """A table row's label (lower case, plain words) and figures, from a row sentence ("Row 12:
     Total current assets — 2016: 1,001,425, 2015: 705,563") or a Markdown row; None for other
-    lines. A row sentence's figures leave out the years that head them."""
+    lines. A row sentence's figures leave out the columns that head them ("December 31,
+    2019")."""
     sentence = read_row_sentence(line)
     if sentence is not None and sentence.labelled and re.search(r"\d", sentence.figures):
         label = sentence.label
-        figures = re.sub(r"\b(?:FY)?(?:19|20)\d\d:", " ", sentence.figures)
+        figures = " ".join(value for _column, value in sentence.pairs())
     elif line.lstrip().startswith("|") and not set(line) <= set("|-: "):
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         label, figures = cells[0], " ".join(cells[1:])

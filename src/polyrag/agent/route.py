@@ -228,8 +228,7 @@ def _column_names(hits: Sequence[Hit]) -> set[str]:
         for line in hit.chunk.text.splitlines():
             row = read_row_sentence(line)
             if row is not None and not row.labelled:
-                pairs = (pair.partition(" is ") for pair in row.figures.split(", "))
-                names.update(name for name, _, value in pairs if _NUMBER.match(value))
+                names.update(name for name, value in row.pairs() if _NUMBER.match(value))
         for table in pipe_tables(hit.chunk.text):
             for cells in table.rows:
                 names.update(

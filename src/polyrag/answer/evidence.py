@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from polyrag.chunk.figures import figure_pattern, read_row_sentence
+from polyrag.chunk.figures import figure_pattern, is_pairs, read_row_sentence
 from polyrag.chunk.sentences import sentence_spans, split_long
 from polyrag.parse.tables import FIGURE_CELL
 from polyrag.types import Chunk, Hit, Modality
@@ -100,7 +100,7 @@ def row_name(line: str) -> str | None:
     line (a header, a separator, a title)."""
     row = read_row_sentence(line)
     if row is not None:
-        return row.label if row.labelled else row.figures.split(", ", 1)[0].partition(" is ")[2]
+        return row.label if row.labelled else next((value for _, value in row.pairs()), "")
     if line.startswith("|") and not _SEPARATOR_LINE.match(line):
         return line.strip().strip("|").split("|", 1)[0].strip()
     return None
@@ -438,7 +438,7 @@ def _best_pairs(text: str, terms: set[str], count_tokens: Callable[[str], int], 
         row = read_row_sentence(line)
         if row is None:
             continue
-        pairs = _pairs(row.figures)
+        pairs = is_pairs(row.figures)
         named = [p for p in pairs if not FIGURE_CELL.match(p.partition(" is ")[2])]
         shown = list(named)
         for pair in (p for p in pairs if p not in named):
@@ -460,21 +460,6 @@ def _best_pairs(text: str, terms: set[str], count_tokens: Callable[[str], int], 
     return "\n".join(kept)
 
 
-def _pairs(figures: str) -> list[str]:
-    """The "Header is value" pairs of a row sentence; a header with a comma of its own ("of
-    which impairment of property, plant and equipment is -110") stays one pair."""
-    pairs: list[str] = []
-    pending = ""
-    for piece in figures.split(", "):
-        piece = f"{pending}, {piece}" if pending else piece
-        if " is " in piece:
-            pairs.append(piece)
-            pending = ""
-        else:
-            pending = piece
-    return [*pairs, pending] if pending else pairs
-
-
 def figures_first(line: str, terms: set[str]) -> str:
     """A row sentence of "Header is value" pairs with the figures under the columns the
     question names most fully moved up, after the pairs that name the row: "Trading operating
@@ -483,7 +468,7 @@ def figures_first(line: str, terms: set[str]) -> str:
     row = read_row_sentence(line)
     if row is None or row.labelled:
         return line
-    pairs = _pairs(row.figures)
+    pairs = is_pairs(row.figures)
     if any(" is " not in pair for pair in pairs):
         return line
     named = [content_words(pair.partition(" is ")[0]) for pair in pairs]

@@ -270,8 +270,50 @@ class RowSentence:
     figures: str
     labelled: bool
 
+    def pairs(self) -> list[tuple[str, str]]:
+        """Each column's name with its value: a labelled row's figures ("2018: 8,738"; a
+        name may hold commas of its own: "December 31, 2019: 249"; a dash or a word is no
+        figure and is left out), another row's "Header is value" pairs ("of which impairment
+        of property, plant and equipment is -110" is one)."""
+        if self.labelled:
+            return [
+                (m["column"].strip(), m["value"].strip())
+                for m in _COLUMN_FIGURE.finditer(self.figures)
+            ]
+        return [
+            (name, value)
+            for name, is_, value in (pair.partition(" is ") for pair in is_pairs(self.figures))
+            if is_
+        ]
+
+    @property
+    def section(self) -> bool:
+        """Whether the row is a section's name alone ("Current assets"): no label with
+        figures, no "Header is value" pair, no "first cell: figures" of a headerless table."""
+        return not self.labelled and not self.pairs() and not _COLUMN_FIGURE.search(self.figures)
+
 
 _ROW_SENTENCE = re.compile(r"^Row (\d+): (.+)$")
+# "2021: 192,000, 2020: $ 181,000": a labelled row sentence's figures under their columns.
+_COLUMN_FIGURE = re.compile(
+    r"(?:^|,\s)(?P<column>[^:,][^:]*?):\s*(?P<value>[-−(]?[$€£]?\s?\(?"
+    r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?%?)(?=,\s|$)"
+)
+
+
+def is_pairs(figures: str) -> list[str]:
+    """The "Header is value" pieces of a row sentence, as written; a header with a comma of
+    its own stays in one piece, and a last piece without " is " is kept as it is."""
+    pairs: list[str] = []
+    pending = ""
+    for piece in figures.split(", "):
+        piece = f"{pending}, {piece}" if pending else piece
+        if " is " in piece:
+            pairs.append(piece)
+            pending = ""
+        else:
+            pending = piece
+    return [*pairs, pending] if pending else pairs
 
 
 def read_row_sentence(line: str) -> RowSentence | None:

@@ -65,11 +65,6 @@ _PER_PLACE = re.compile(
 _HOW_MANY = re.compile(r"\bhow many ([\w'-]+)", re.IGNORECASE)
 _NIL = frozenset({"", "—", "–", "-", "−"})
 _YEAR = re.compile(r"\b(?:FY\s?'?)?((?:19|20)\d\d)\b", re.IGNORECASE)
-# "2021: 192,000, 2020: $ 181,000": a row sentence's figures under their columns.
-_FIGURE_PAIR = re.compile(
-    r"(?:^|,\s)(?P<column>[^:,][^:]*?):\s*(?P<value>[-−(]?[$€£]?\s?\(?"
-    r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?%?)(?=,\s|$)"
-)
 
 
 @dataclass(frozen=True)
@@ -167,14 +162,11 @@ def _groups(passages: Sequence[Chunk], question: str) -> list[tuple[_Rows, list[
         for line in lines:
             row = read_row_sentence(line)
             if row is not None:
-                pairs = {
-                    m["column"].strip(): m["value"].strip()
-                    for m in _FIGURE_PAIR.finditer(row.figures)
-                }
-                if row.labelled and pairs:
+                pairs = dict(row.pairs()) if row.labelled else {}
+                if pairs:
                     rows[row.number] = (row.label.strip(), pairs)
-                elif not row.labelled and not pairs:
-                    rows[row.number] = (row.label.strip(), {})  # a section's name
+                elif row.section:
+                    rows[row.number] = (row.label.strip(), {})
         marked.setdefault(key, []).extend(_markdown_rows(lines))
         chunks_of.setdefault(key, []).append(chunk)
         for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", chunk.text):
