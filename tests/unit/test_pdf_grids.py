@@ -196,3 +196,45 @@ def test_a_header_of_dates_is_no_prose() -> None:
     assert isinstance(table, PdfTable)
     assert table.markdown.splitlines()[0] == "|  | " + " | ".join(dates) + " |"
     assert table.markdown.splitlines()[4] == "| King | 120 | 121 | 122 | 123 | 124 | 125 |"
+
+
+def test_a_table_ends_before_a_line_whose_words_run_into_its_figures() -> None:
+    """Corning's segment sales: the last row PDFium joined with the next one ("… contract (2)
+    (105) * Consolidated net sales $ 11,303 …") is no row of these columns; the rows above it
+    stay a table, and a footnote marker "(1)" after a label is no figure."""
+    rows = [
+        line(y, (20, name), (200, a), (260, b))
+        for y, name, a, b in (
+            (140, "Display", "3,172", "3,254"),
+            (130, "Optical", "3,563", "4,064"),
+            (120, "Specialty", "1,884", "1,594"),
+            (110, "Impact of currency (1)", "(44)", "(153)"),
+        )
+    ]
+    joined = line(
+        100, (20, "Adjustment (2)"), (200, "(105)"), (230, "* Total"), (200, "11,303"), (260, "9")
+    )
+    found = tables([line(150, (200, "Sales"), (260, "Share")), *rows, joined])
+    table, after = found
+    assert isinstance(table, PdfTable) and after == [joined]
+    assert table.markdown.splitlines()[-1] == "| Impact of currency (1) | (44) | (153) |"
+
+
+def test_a_wide_name_over_its_own_column_names_no_other() -> None:
+    """Nike's obligations: "THEREAFTER" is wider than a column's spacing, yet it names its own
+    column only; a title over all the columns, beside the labels' name, names none."""
+    xs = (200, 240, 285, 330)
+    names = ((200, "2022"), (240, "2023"), (270, "THEREAFTER"), (330, "TOTAL"))
+    found = tables(
+        [
+            line(160, (20, "DESCRIPTION OF COMMITMENT"), (200, "CASH DUE IN YEAR ENDING MAY 31,")),
+            line(150, (20, "(millions)"), *names),
+            *(
+                line(y, (20, item), *((x, str(y + k)) for k, x in enumerate(xs)))
+                for y, item in ((140, "Leases"), (130, "Debt"), (120, "Contracts"))
+            ),
+        ]
+    )
+    _title, table = found
+    assert isinstance(table, PdfTable)
+    assert table.markdown.splitlines()[0] == "| (millions) | 2022 | 2023 | THEREAFTER | TOTAL |"

@@ -151,6 +151,7 @@ def _grid_from(
     """`_grid_at` with the first row read as given."""
     width = len(first_row.figures)
     rows = [first_row]
+    ends = [i + 1]  # the line after each row
     j = i + 1
     while j < len(lines):
         row = parsed[j]
@@ -161,8 +162,10 @@ def _grid_from(
             if wrapped is not None and row.label and row.label[0][0][:1].islower():
                 row = _Row(wrapped.label + row.label, row.figures)  # a label over two lines
                 rows.pop()
+                ends.pop()
             rows.append(row)
             j += 1
+            ends.append(j)
             continue
         line = words(lines[j])
         following = parsed[j + 1] if j + 1 < len(lines) else None
@@ -174,17 +177,36 @@ def _grid_from(
         ):
             rows.append(_Row(list(line), []))
             j += 1
+            ends.append(j)
             continue
         break
-    figured = [row for row in rows if row.figures]
-    if len(figured) < MIN_ROWS:
-        return None
-    spans = _columns(figured, width)
-    if spans is None:
-        return None
     labelled = any(row.label for row in rows)
-    if labelled and any(w[1][2] > spans[0][0] + _ALIGN for r in figured for w in r.label):
-        return None  # a label running into the figures: not columns
+    while True:
+        figured = [row for row in rows if row.figures]
+        if len(figured) < MIN_ROWS:
+            return None
+        spans = _columns(figured, width)
+        if spans is None:
+            return None
+        # A label running into the figures: no row of these columns (two rows PDFium joined
+        # into one line, "… contract (2) (105) * Consolidated net sales $ 11,303 …"); the
+        # table ends before it.
+        into = next(
+            (
+                k
+                for k, row in enumerate(rows)
+                if labelled and any(w[1][2] > spans[0][0] + _ALIGN for w in row.label)
+            ),
+            None,
+        )
+        if into is None:
+            break
+        rows, ends = rows[:into], ends[:into]
+        while rows and not rows[-1].figures:
+            rows, ends = rows[:-1], ends[:-1]
+        if not rows:
+            return None
+        j = ends[-1]
     first = _over_rows(lines, parsed, i, words, rows, spans) if labelled else i
     header, top, period = _header(lines, first, words, rows, spans, labelled)
     if header is None:
@@ -332,14 +354,17 @@ def _header(
             top = j
             continue
         over = [sum(1 for a, b in spans if x0 < b and a < x1) for _text, (x0, x1) in phrases]
-        # Titles over groups of columns, side by side ("Three months ended" twice), are wider
-        # than a column or stand over two; each names the columns nearest to it.
+        # Titles over groups of columns, side by side ("Three months ended" twice): on a line
+        # where one stands over two columns' figures, those wider than a column are titles
+        # too, and each names the columns nearest to it. (A wide name alone over its column,
+        # "THEREAFTER", is no title.)
         groups = [
             phrase
             for phrase, columns in zip(phrases, over, strict=True)
-            if columns >= 2 or phrase[1][1] - phrase[1][0] > pitch
+            if (columns >= 2 or phrase[1][1] - phrase[1][0] > pitch)
+            and not (labelled and phrase[1][1] < spans[0][0])  # over the labels: their name
         ]
-        grouped = len(groups) >= 2 and len(spans) >= 2
+        grouped = max(over, default=0) >= 2 and len(groups) >= 2
         placed = [
             (_column(edges, x0, x1), text)
             for (text, (x0, x1)), columns in zip(phrases, over, strict=True)
