@@ -141,3 +141,17 @@ def test_a_ruled_grid_takes_the_names_printed_over_it() -> None:
         assert table["header"] == ("($ in millions)", "Flexibles", "Rigid Packaging", "Total")
     assert found[0]["Asia Pacific"] == ("1,677", "—", "1,677")
     assert found[2]["Latin America"] == ("914", "504", "1,418")
+
+
+def test_a_failing_names_reader_leaves_the_ruled_grid_as_it_was(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(*_: object, **__: object) -> None:
+        raise ValueError("min() arg is an empty sequence")
+
+    monkeypatch.setattr("polyrag.parse.pdf.grid_at", broken)
+    document = pages_of("AMCOR_2023_10K.pdf", range(101, 104))
+    grids = [b for b in document.blocks if b.kind is BlockKind.TABLE and "Asia Pacific" in b.text]
+    assert len(grids) == 3 and all("| Flexibles |" not in b.text for b in grids)
+    warning = "page 3: a table's column names not read (min() arg is an empty sequence)"
+    assert warning in document.warnings

@@ -199,7 +199,7 @@ class PdfParser:
             reading.chars.append(chars)
             tables = reading.tables.on_page(page, index) if reading.tables and usable else []
             tables = [_years_above(table, lines) if table.headless else table for table in tables]
-            tables = [_names_above(table, lines) if table.headless else table for table in tables]
+            tables = [_named(table, lines, number, reading) for table in tables]
             earlier = reading.last_table
             if tables and earlier is not None and tables[0].continues(earlier):
                 tables[0] = tables[0].with_header(earlier.cells[0])
@@ -885,6 +885,18 @@ def _years_above(table: PdfTable, lines: list[_Line]) -> PdfTable:
 
 
 _NAME_LINES = 10  # lines above a ruled table searched for the names of its columns
+
+
+def _named(table: PdfTable, lines: list[_Line], page: int, reading: _Reading) -> PdfTable:
+    """`_names_above` for a headless table, a help like `_grids`: should it fail, the table
+    stays as it is, with a warning."""
+    if not table.headless:
+        return table
+    try:
+        return _names_above(table, lines)
+    except Exception as exc:  # never lose a page to the names' reader
+        reading.warnings.append(f"page {page}: a table's column names not read ({_reason(exc)})")
+        return table
 
 
 def _names_above(table: PdfTable, lines: list[_Line]) -> PdfTable:
