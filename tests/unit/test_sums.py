@@ -194,3 +194,19 @@ def test_a_dash_is_no_figure_and_no_section() -> None:
         "What were the combined Flexibles sales in Latin America and Asia Pacific?", [regions]
     )
     assert found is not None and found.total == 1114 + 1677 and found.column == "Flexibles"
+
+
+def test_shares_are_not_added_up_for_an_amount() -> None:
+    """Corning's customers table: the only column headed by the year asked holds each segment's
+    share of its own sales; their sum is no amount."""
+    customers = Chunk(
+        "c1", "glw", "/filings/GLW_2020_10K.pdf",
+        "Table 2: The number of combined customers of our segments\n"
+        "Row 2: Optical Communications — Users: 1, % of segment sales in 2020: 11%\n"
+        "Row 3: Specialty Materials — Users: 3, % of segment sales in 2020: 65%\n"
+        "Row 4: Environmental Technologies — Users: 3, % of segment sales in 2020: 74%",
+        Locator(page=15),
+    )  # fmt: skip
+    names = "Optical Communications, Specialty Materials and Environmental Technologies"
+    asked = f"What was the combined 2020 segment net income of {names} (in millions of dollars)?"
+    assert named_sum(asked, [customers]) is None

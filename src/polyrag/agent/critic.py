@@ -15,6 +15,7 @@ from typing import Literal
 import sqlglot
 from sqlglot import exp
 
+from polyrag.agent.questions import ASKS_RELATIVE
 from polyrag.agent.route import MORE_THAN
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.agent.tools.calculator import FREE_CONSTANTS
@@ -53,10 +54,6 @@ _AVERAGE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
 _DIFFERENCE = re.compile(
     r"\bdifference\b|\bchange\b|\bhow much (?:more|less|higher|lower)\b|\bby how much\b|"
     r"\b(?:increase|decrease|rise|fall|decline|drop)(?:d|s)?\b",
-    re.IGNORECASE,
-)
-_RELATIVE = re.compile(
-    r"\bpercent|%|per cent|\bratio\b|\bproportion\b|\brate\b|\bgrowth\b|\bshare\b|\btimes\b",
     re.IGNORECASE,
 )
 _WHICH_PERIOD = re.compile(
@@ -483,7 +480,7 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
         )
     if (
         (_DIFFERENCE.search(question) or MORE_THAN.search(question))
-        and not _RELATIVE.search(question)
+        and not ASKS_RELATIVE.search(question)
         and re.search(r"\*\s*100\b", expression)
     ):
         return Review(
@@ -639,7 +636,7 @@ def _shares_for_an_amount(
 ) -> list[str]:
     """The operands the sources write only as percentages ("decreased 77%"), when the question
     asks for an amount ("by how much … in thousands of dollars") and for no rate or share."""
-    if not _AMOUNT.search(question) or _RELATIVE.search(question) or _POINTS.search(question):
+    if not _AMOUNT.search(question) or ASKS_RELATIVE.search(question) or _POINTS.search(question):
         return []
     written: dict[float, set[bool]] = {}
     for chunk in chunks:

@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from polyrag.agent.questions import ASKS_RELATIVE
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.agent.tools.sql import cited_rows
 from polyrag.answer.evidence import content_words, stems
@@ -291,6 +292,8 @@ def _added(
     if column is None:
         return None
     shown = tuple(f[column] for f in figures)
+    if not ASKS_RELATIVE.search(question) and any("%" in text for text in (column, *shown)):
+        return None  # shares of their own wholes add up to no amount asked
     values = tuple(parse_number(text) for text in shown)
     if any(value is None for value in values):
         return None
