@@ -155,3 +155,11 @@ def test_a_failing_names_reader_leaves_the_ruled_grid_as_it_was(
     assert len(grids) == 3 and all("| Flexibles |" not in b.text for b in grids)
     warning = "page 3: a table's column names not read (min() arg is an empty sequence)"
     assert warning in document.warnings
+
+
+def test_a_statement_is_titled_by_the_heading_over_it_not_the_pages_first() -> None:
+    """Corning's inventories note starts under "6. Inventories, Net", lower on a page whose
+    first heading ("Customer Deposits") belongs to the note before."""
+    (inventories,) = tables("CORNING_2020_10K.pdf", range(89, 92), 3)
+    assert inventories["caption"] == ("6. Inventories, Net",)
+    assert inventories["Finished goods"] == ("1,236", "973")

@@ -208,17 +208,17 @@ class PdfParser:
             for run in with_tables(lines, tables, box=_box, text=lambda line: line.text):
                 if isinstance(run, PdfTable):  # a table, where its lines stood
                     reading.blocks.append(run.block(number))
-                    headings.leading = False
+                    headings.passed()
                     continue
                 for part in _statements(run, number, reading):
                     if isinstance(part, PdfTable):  # a statement without ruling lines
                         reading.blocks.append(part.block(number, caption=headings.title))
-                        headings.leading = False
+                        headings.passed()
                         continue
                     for piece in _grids(part, number, reading):
                         if isinstance(piece, PdfTable):  # columns of figures, unruled
                             reading.blocks.append(piece.block(number))
-                            headings.leading = False
+                            headings.passed()
                             continue
                         reading.blocks.extend(
                             headings.block(number, group) for group in _paragraphs(piece)
@@ -529,20 +529,32 @@ class _Headings:
         self.bold_stands_out = sum(n for _, n, bold in weights if bold) < 0.6 * total
         self.leading = True  # nothing but headings on the page yet
         self.first: float | None = None  # the size of the page's first heading
-        self.title = ""  # the last level-1 heading: a statement's title, for its table
+        # The last headings set one after the other ("3M Company and Subsidiaries" over
+        # "Consolidated Statement of Cash Flows"): a statement's title, for its table. A
+        # heading after text starts a new title ("6. Inventories, Net" under a page whose
+        # first heading was "Customer Deposits").
+        self.title = ""
+        self._joining = False  # the last block was a heading: the next one joins the title
+
+    def passed(self) -> None:
+        """Something that is no heading (text, a table) stood on the page: the page no longer
+        opens with headings, and the next heading starts a new title."""
+        self.leading = False
+        self._joining = False
 
     def block(self, page: int, group: list[_Line]) -> Block:
         text = _reflow(group)
         if not self._is_heading(group, text):
-            self.leading = False
+            self.passed()
             return Block(BlockKind.TEXT, text, _locator(page, group))
         size = min(line.size for line in group)
         if self.first is None:
             self.first, level = size, 1
         else:
             level = 1 if size >= 1.1 * self.first > 0 else 2
-        if level == 1:
-            self.title = " ".join(text.split())
+        heading = " ".join(text.split())
+        self.title = f"{self.title} {heading}" if self._joining else heading
+        self._joining = True
         return Block(BlockKind.HEADING, text, _locator(page, group), level=level)
 
     def _is_heading(self, group: list[_Line], text: str) -> bool:
