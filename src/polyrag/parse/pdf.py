@@ -529,11 +529,13 @@ class _Headings:
         self.bold_stands_out = sum(n for _, n, bold in weights if bold) < 0.6 * total
         self.leading = True  # nothing but headings on the page yet
         self.first: float | None = None  # the size of the page's first heading
-        # The last headings set one after the other ("3M Company and Subsidiaries" over
-        # "Consolidated Statement of Cash Flows"): a statement's title, for its table. A
-        # heading after text starts a new title ("6. Inventories, Net" under a page whose
-        # first heading was "Customer Deposits").
+        # The last two headings set one after the other ("3M Company and Subsidiaries" over
+        # "Consolidated Statement of Cash Flows"; a running "Table of Contents" above them is
+        # left out): a statement's title, for its table. A heading after text starts a new
+        # title ("6. Inventories, Net" under a page whose first heading was "Customer
+        # Deposits").
         self.title = ""
+        self._run: list[str] = []  # the title's headings: the last two of a run
         self._joining = False  # the last block was a heading: the next one joins the title
 
     def passed(self) -> None:
@@ -553,7 +555,8 @@ class _Headings:
         else:
             level = 1 if size >= 1.1 * self.first > 0 else 2
         heading = " ".join(text.split())
-        self.title = f"{self.title} {heading}" if self._joining else heading
+        self._run = [*self._run[-1:], heading] if self._joining else [heading]
+        self.title = " ".join(self._run)
         self._joining = True
         return Block(BlockKind.HEADING, text, _locator(page, group), level=level)
 
@@ -567,6 +570,8 @@ class _Headings:
             return False
         if text.endswith((":", ",", ";")) or (text.endswith(".") and len(words) > 6):
             return False
+        if text.startswith("("):
+            return False  # "(In millions, except per share data)": a unit, no heading
         bold = self.bold_stands_out and all(line.bold for line in group)
         larger = self.body > 0 and min(line.size for line in group) >= 1.15 * self.body
         capitals = sum(char.isupper() for char in text) >= 0.7 * letters
