@@ -30,6 +30,17 @@ def test_a_page_is_a_statement_when_its_title_says_so() -> None:
     assert titled_statements("Consolidated Statements of Cash Flows") == {CASH}
     # A discussion headed "Cash Flows" is not the statement
     assert titled_statements("Liquidity — Cash Flows from Financing Activities") == set()
+    # Nor is a column of a note that names it, or a summary of its lines
+    assert titled_statements("At December 31, 2019 Balance Sheet Classification") == set()
+    assert titled_statements("Selected Consolidated Statements of Operations Data") == set()
+    # What follows a title on its line: the period, a unit, "continued"
+    assert titled_statements(
+        "CONSOLIDATED STATEMENTS OF OPERATIONS (Amounts in millions, except per share data)"
+    ) == {INCOME}
+    assert titled_statements("Consolidated Balance Sheets (continued)") == {BALANCE}
+    assert titled_statements(
+        "Consolidated Statements of Cash Flows for the years ended December 31"
+    ) == {CASH}
 
 
 def chunk(cid: str, page: int, text: str, heading: tuple[str, ...] = ()) -> Chunk:

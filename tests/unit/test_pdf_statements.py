@@ -163,3 +163,18 @@ def test_a_statement_is_titled_by_the_heading_over_it_not_the_pages_first() -> N
     (inventories,) = tables("CORNING_2020_10K.pdf", range(89, 92), 3)
     assert inventories["caption"] == ("6. Inventories, Net",)
     assert inventories["Finished goods"] == ("1,236", "973")
+
+
+def test_a_statement_title_over_its_unit_and_period_leaves_the_running_header_out() -> None:
+    """Adobe's cash flow statement: its title, "(In thousands)", "Years Ended", then the rows,
+    under the company's name atop every page; Microsoft's balance sheet under "PART II Item 8"."""
+    (flows,) = tables("ADOBE_2015_10K.pdf", range(59, 64), 5)
+    assert flows["caption"] == ("CONSOLIDATED STATEMENTS OF CASH FLOWS",)
+    (balance,) = tables("MICROSOFT_2023_10K.pdf", range(58, 62), 3)
+    assert balance["caption"] == ("BALANCE SHEETS",)
+    # A title set over its unit in one paragraph is a heading, the unit a line of text.
+    document = pages_of("ACTIVISIONBLIZZARD_2019_10K.pdf", range(68, 72))
+    heading = [b.text for b in document.blocks if b.kind is BlockKind.HEADING and b.locator.page == 3]
+    assert [" ".join(text.split()) for text in heading] == [
+        "ACTIVISION BLIZZARD, INC. AND SUBSIDIARIES CONSOLIDATED STATEMENTS OF OPERATIONS"
+    ]

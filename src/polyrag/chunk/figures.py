@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 from polyrag.parse.tables import FIGURE_CELL
 
-SUMMARY_CHARS = 80  # longest caption or header summary in a placeholder
+# The longest caption or header summary in a placeholder: a statement's title with the
+# company's name ("ACTIVISION BLIZZARD, INC. AND SUBSIDIARIES CONSOLIDATED BALANCE SHEETS").
+SUMMARY_CHARS = 100
 PICTURE_WORDS = 8  # words of a picture's text in its placeholder
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")

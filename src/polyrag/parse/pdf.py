@@ -105,7 +105,7 @@ class PdfParser:
     """Born-digital, scanned and mixed PDFs; pages without a usable text layer are OCR'd."""
 
     media_types = frozenset({"pdf"})
-    version = "11"
+    version = "12"
 
     def __init__(self, ocr: Ocr | None = None) -> None:
         self._ocr = ocr if ocr is not None else Ocr()
@@ -220,9 +220,8 @@ class PdfParser:
                             reading.blocks.append(piece.block(number))
                             headings.passed()
                             continue
-                        reading.blocks.extend(
-                            headings.block(number, group) for group in _paragraphs(piece)
-                        )
+                        for group in _paragraphs(piece):
+                            reading.blocks.extend(headings.blocks(number, group))
             if usable and reading.pictures_left > 0:
                 self._read_pictures(page, pictures, lines, number, reading)
         finally:
@@ -544,10 +543,21 @@ class _Headings:
         self.leading = False
         self._joining = False
 
+    def blocks(self, page: int, group: list[_Line]) -> list[Block]:
+        """The paragraph's blocks: a heading set over its unit ("CONSOLIDATED BALANCE SHEETS"
+        over "(Amounts in millions, except share data)") is a heading and a line of text."""
+        head = group
+        while len(head) > 1 and head[-1].text.lstrip().startswith("("):
+            head = head[:-1]
+        if len(head) < len(group) and self._is_heading(head, _reflow(head)):
+            return [self.block(page, head), self.block(page, group[len(head) :])]
+        return [self.block(page, group)]
+
     def block(self, page: int, group: list[_Line]) -> Block:
         text = _reflow(group)
         if not self._is_heading(group, text):
-            self.passed()
+            if not _TABLE_TOP.match(" ".join(text.split())):
+                self.passed()  # a unit or a period between a title and its table is no break
             return Block(BlockKind.TEXT, text, _locator(page, group))
         size = min(line.size for line in group)
         if self.first is None:
@@ -570,12 +580,23 @@ class _Headings:
             return False
         if text.endswith((":", ",", ";")) or (text.endswith(".") and len(words) > 6):
             return False
-        if text.startswith("("):
-            return False  # "(In millions, except per share data)": a unit, no heading
+        if _TABLE_TOP.match(" ".join(words)):
+            return False  # "(In millions, except per share data)", "Years Ended": no heading
         bold = self.bold_stands_out and all(line.bold for line in group)
         larger = self.body > 0 and min(line.size for line in group) >= 1.15 * self.body
         capitals = sum(char.isupper() for char in text) >= 0.7 * letters
         return bold or larger or (self.leading and capitals)
+
+
+# What stands between a statement's title and its rows without being a heading: its unit
+# ("(In thousands)") or its period ("Years Ended", "For the Years Ended December 31,").
+_TABLE_TOP = re.compile(
+    r"^\(|^(?:for\s+the\s+)?(?:(?:fiscal\s+)?years?|(?:three|six|nine|twelve)\s+months|"
+    r"quarters?|\d+\s+weeks)\s+end(?:ed|ing)\b[^.;]{0,40}$|"
+    r"^(?:as\s+of|at)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d"
+    r"[^.;]{0,30}$",
+    re.IGNORECASE,
+)
 
 
 def _weighted_median(values: list[tuple[float, int]]) -> float:
@@ -696,8 +717,30 @@ def _without_furniture(blocks: list[Block], pages: int) -> list[Block]:
         found = {i for i, key in edge.items() if key in repeated}
         if len(found) < len(by_page[page]):  # a page's only words are content, not furniture
             dropped |= found
-    kept = [block for i, block in enumerate(blocks) if i not in dropped]
+    furniture: dict[int | None, list[str]] = {}
+    for i in sorted(dropped):
+        furniture.setdefault(blocks[i].locator.page, []).append(" ".join(blocks[i].text.split()))
+    kept = [
+        _without_running_title(block, furniture.get(block.locator.page, []))
+        for i, block in enumerate(blocks)
+        if i not in dropped
+    ]
     return _promote_titles(kept)
+
+
+def _without_running_title(block: Block, furniture: list[str]) -> Block:
+    """A table whose caption opens with its page's running header ("PART II Item 8 BALANCE
+    SHEETS": the headings over a statement are its title) without it."""
+    if block.kind is not BlockKind.TABLE or not furniture:
+        return block
+    caption, _, rest = block.text.partition("\n")
+    if caption.startswith("|"):
+        return block  # no caption: the Markdown's header
+    shorter = caption
+    for words in furniture:  # in page order: "Table of Contents" before "PART II Item 8"
+        if shorter.startswith(words + " "):
+            shorter = shorter[len(words) + 1 :]
+    return block if shorter == caption else replace(block, text=f"{shorter}\n{rest}")
 
 
 def _paragraphs_by_page(blocks: list[Block]) -> dict[int | None, list[int]]:

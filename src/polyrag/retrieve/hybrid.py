@@ -21,6 +21,7 @@ Hits keep reporting their cosine to the question itself, which is what the refus
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -369,16 +370,19 @@ _TITLE_SOURCES_FROM = 5  # the candidates whose documents' statements may join t
 
 def _titles(chunk: Chunk) -> set[str]:
     """The statements a chunk's headings or first lines are titles of (a short line naming
-    one: "CONSOLIDATED STATEMENTS OF INCOME", not "Our income statements reflect …")."""
+    one: "CONSOLIDATED STATEMENTS OF INCOME", not "Our income statements reflect …"). A unit
+    in parentheses does not count towards the length: "ACTIVISION BLIZZARD, INC. AND
+    SUBSIDIARIES CONSOLIDATED BALANCE SHEETS (Amounts in millions, except share data)"."""
     lines = [*chunk.locator.heading_path, *chunk.text.split("\n", 3)[:3]]
     found: set[str] = set()
     for line in lines:
-        if len(line.split()) <= _TITLE_WORDS:
+        if len(_PARENTHESES.sub(" ", line).split()) <= _TITLE_WORDS:
             found |= titled_statements(line)
     return found
 
 
 _TITLE_WORDS = 12
+_PARENTHESES = re.compile(r"\([^)]*\)?")
 
 
 def _with_needed_statements_first(hits: list[Hit], query: str, weight: float) -> list[Hit]:
