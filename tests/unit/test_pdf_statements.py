@@ -174,7 +174,9 @@ def test_a_statement_title_over_its_unit_and_period_leaves_the_running_header_ou
     assert balance["caption"] == ("BALANCE SHEETS",)
     # A title set over its unit in one paragraph is a heading, the unit a line of text.
     document = pages_of("ACTIVISIONBLIZZARD_2019_10K.pdf", range(68, 72))
-    heading = [b.text for b in document.blocks if b.kind is BlockKind.HEADING and b.locator.page == 3]
+    heading = [
+        b.text for b in document.blocks if b.kind is BlockKind.HEADING and b.locator.page == 3
+    ]
     assert [" ".join(text.split()) for text in heading] == [
         "ACTIVISION BLIZZARD, INC. AND SUBSIDIARIES CONSOLIDATED STATEMENTS OF OPERATIONS"
     ]
