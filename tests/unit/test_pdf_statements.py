@@ -180,3 +180,16 @@ def test_a_statement_title_over_its_unit_and_period_leaves_the_running_header_ou
     assert [" ".join(text.split()) for text in heading] == [
         "ACTIVISION BLIZZARD, INC. AND SUBSIDIARIES CONSOLIDATED STATEMENTS OF OPERATIONS"
     ]
+
+
+def test_a_table_found_by_its_columns_takes_the_title_over_it() -> None:
+    """Amcor's balance sheet is found as columns of figures under its title; the equity
+    statement two pages on has its column names in bold, which title nothing."""
+    document = pages_of("AMCOR_2023_10K.pdf", range(51, 56))
+    captions = {
+        b.locator.page: b.text.split("\n", 1)[0]
+        for b in document.blocks
+        if b.kind is BlockKind.TABLE and b.locator.page in (2, 4)
+    }
+    assert captions[2] == "Amcor plc and Subsidiaries Consolidated Balance Sheets"
+    assert captions[4].startswith("|")  # no caption: "Noncontrolling Interest Total" are names

@@ -244,7 +244,11 @@ def test_a_ruled_statement_takes_the_years_printed_above_its_grid() -> None:
         pytest.skip("the FinanceBench filings are absent")
     document = PdfParser().parse(path.read_bytes(), name=path.name)
     tables = [b for b in document.blocks if b.kind is BlockKind.TABLE and b.locator.page == 86]
-    lines = tables[0].text.splitlines()
+    caption, *lines = tables[0].text.splitlines()
+    assert caption == (  # the headings over it
+        "American Water Works Company, Inc. and Subsidiary Companies "
+        "Consolidated Statements of Cash Flows"
+    )
     assert lines[0] == "|  | 2020 | 2019 | 2018 |"
     assert lines[2] == "| CASH FLOWS FROM OPERATING ACTIVITIES |  |  |  |"
     assert lines[3] == "| Net income | $ 709 | $ 621 | $ 565 |"

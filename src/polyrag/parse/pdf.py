@@ -207,7 +207,7 @@ class PdfParser:
             headings = _Headings(lines)
             for run in with_tables(lines, tables, box=_box, text=lambda line: line.text):
                 if isinstance(run, PdfTable):  # a table, where its lines stood
-                    reading.blocks.append(run.block(number))
+                    reading.blocks.append(run.block(number, caption=headings.over))
                     headings.passed()
                     continue
                 for part in _statements(run, number, reading):
@@ -217,7 +217,7 @@ class PdfParser:
                         continue
                     for piece in _grids(part, number, reading):
                         if isinstance(piece, PdfTable):  # columns of figures, unruled
-                            reading.blocks.append(piece.block(number))
+                            reading.blocks.append(piece.block(number, caption=headings.over))
                             headings.passed()
                             continue
                         for group in _paragraphs(piece):
@@ -536,12 +536,24 @@ class _Headings:
         self.title = ""
         self._run: list[str] = []  # the title's headings: the last two of a run
         self._joining = False  # the last block was a heading: the next one joins the title
+        self._under = False  # nothing but the title's unit or period since its last heading
+        self._opening = False  # the title's headings open the page
+
+    @property
+    def over(self) -> str:
+        """The page's title when it stands right over what comes next (its unit or period
+        between at most): a table found by its rules or columns takes it when it has no
+        caption of its own. Lower on a page, a bold line over a table is as often its column
+        names ("Noncontrolling" over "Interest Total"), and the sentence that leads into a
+        table names it better."""
+        return self.title if self._under and self._opening else ""
 
     def passed(self) -> None:
         """Something that is no heading (text, a table) stood on the page: the page no longer
         opens with headings, and the next heading starts a new title."""
         self.leading = False
         self._joining = False
+        self._under = False
 
     def blocks(self, page: int, group: list[_Line]) -> list[Block]:
         """The paragraph's blocks: a heading set over its unit ("CONSOLIDATED BALANCE SHEETS"
@@ -565,9 +577,12 @@ class _Headings:
         else:
             level = 1 if size >= 1.1 * self.first > 0 else 2
         heading = " ".join(text.split())
+        if not self._joining:
+            self._opening = self.leading
         self._run = [*self._run[-1:], heading] if self._joining else [heading]
         self.title = " ".join(self._run)
         self._joining = True
+        self._under = True
         return Block(BlockKind.HEADING, text, _locator(page, group), level=level)
 
     def _is_heading(self, group: list[_Line], text: str) -> bool:
