@@ -324,6 +324,42 @@ def test_the_file_a_question_names_comes_first(tmp_path: Path) -> None:
         store.close()
 
 
+def test_the_file_a_question_names_is_searched_in_a_library(tmp_path: Path) -> None:
+    """Four filings say it more like the question than the one it names: the named filing is
+    searched too, and comes first."""
+    names = ["ACME_2023_10K", "BETA_2019_10K", "GAMMA_2021_10K", "DELTA_2020_10K", "ACME_2019_10K"]
+    chunks = [
+        Chunk(
+            chunk_id=f"c{i}",
+            source_id=name,
+            path=f"/filings/{name}.pdf",
+            text="Inventories were 1,200 at year end.",
+            locator=Locator(page=3),
+            ordinal=0,
+        )
+        for i, name in enumerate(names)
+    ]
+    near = unit(7) + 0.5 * unit(8)  # the named filing's chunk: close, not closest
+    vectors = np.stack([unit(7)] * 4 + [near / np.linalg.norm(near)])
+    store = LanceStore(tmp_path / "library", DIM, model="test-random")
+    try:
+        store.replace(chunks, vectors)
+        question = "What were ACME's inventories in FY2019?"
+        keywords = "ACME's inventories FY2019"  # the question's keyword form, searched too
+        embedder = ScriptedEmbedder({question: unit(7), keywords: unit(7)})
+        narrow = {"k": 3, "candidates": 3, "keyword_weight": 0}
+        plain = retriever(store, embedder, name_match=0, **narrow).search(question)
+        assert "c4" not in ids(plain.hits)
+        named = retriever(store, embedder, name_match=0.3, **narrow).search(question)
+        assert ids(named.hits)[0] == "c4"
+        # Scoped to two files, nothing else is searched: both are searched anyway.
+        where = Filter(source_ids=("ACME_2023_10K", "BETA_2019_10K"))
+        scoped = retriever(store, embedder, name_match=0.3, **narrow).search(question, where=where)
+        assert set(ids(scoped.hits)) == {"c0", "c1"}
+    finally:
+        store.close()
+
+
 def test_a_page_the_question_names_is_searched_and_comes_first(
     store: LanceStore, embedder: ScriptedEmbedder
 ) -> None:

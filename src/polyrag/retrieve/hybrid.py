@@ -65,6 +65,7 @@ class HybridRetriever:
         # BM25 and the vector searches on named pages run beside the main vector search: the
         # store's loop overlaps them.
         self._pool = ThreadPoolExecutor(3, "polyrag-search") if parallel else None
+        self._paths: tuple[int, dict[str, str]] = (-1, {})  # (chunk count, source → path)
 
     def search(
         self,
@@ -102,7 +103,10 @@ class HybridRetriever:
         if settings.page_match > 0 and not per_source:
             pages = named_pages(query)
             ends = self._pages_from_end(pages_from_end(query), where)
-        named = [*_named(where, pages), *_from_end(where, ends)]
+        files: tuple[str, ...] = ()
+        if settings.name_match > 0 and not per_source:
+            files = self._named_files(query, where)
+        named = [*_named(where, pages), *_from_end(where, ends), *_within(where, files)]
         query_vector: np.ndarray | None = None
         variant_vectors: list[np.ndarray] = []
         if mode != "keyword":  # hybrid embeds even with vector_weight 0: hits need similarity
@@ -112,9 +116,7 @@ class HybridRetriever:
         vector: list[Hit] = []
         pending: Future[tuple[list[Hit], float]] | None = None
         if use_keyword:
-            search = partial(
-                self._store.keyword_search, text, candidates, where, vector=query_vector
-            )
+            search = partial(self._keyword_search, text, candidates, where, query_vector, files)
             if use_vector and self._pool is not None:
                 pending = self._pool.submit(_timed, search)
             else:
@@ -150,13 +152,61 @@ class HybridRetriever:
         if not per_source and settings.statement_match > 0:
             needed = needed_statements(query)
             if needed and mode != "vector":
-                hits = self._with_statement_titles(hits, needed, where, query_vector)
+                hits = self._with_statement_titles(hits, needed, where, query_vector, files)
             hits = _with_needed_statements_first(hits, query, settings.statement_match)
         hits = hits[:k]
         now = time.perf_counter()
         timings["fuse"] = (now - fuse_started) * 1000
         timings["total"] = (now - started) * 1000
         return RetrievalResult(hits, timings)
+
+    def _keyword_search(
+        self,
+        text: str,
+        candidates: int,
+        where: Filter | None,
+        query_vector: np.ndarray | None,
+        files: tuple[str, ...],
+    ) -> list[Hit]:
+        """BM25's best chunks, and those of the files the question names (in a library, a
+        named filing's "inventories" lose to every other filing's): each at its BM25 score,
+        which the same index makes comparable."""
+        search = partial(self._store.keyword_search, text, candidates, vector=query_vector)
+        hits = search(where)
+        if not files:
+            return hits
+        best = {hit.chunk.chunk_id: hit for hit in hits}
+        for hit in search(_within(where, files)[0]):
+            best.setdefault(hit.chunk.chunk_id, hit)
+        ranked = sorted(best.values(), key=lambda hit: (-hit.score, hit.chunk.chunk_id))
+        return [replace(hit, keyword_rank=rank) for rank, hit in enumerate(ranked, start=1)]
+
+    def _named_files(self, query: str, where: Filter | None) -> tuple[str, ...]:
+        """The sources whose file names the question spells out best, when a library has many
+        and one or two stand out ("Best Buy … FY2019": BESTBUY_2019_10K.pdf, 2 of 3 parts);
+        their chunks are searched for too, so that a named filing is among the candidates
+        that `name_match` raises."""
+        paths = self._source_paths()
+        if where is not None and where.source_ids:
+            paths = {source: paths[source] for source in where.source_ids if source in paths}
+        if len(paths) <= _NAMED_FILES:
+            return ()  # a search over a few files finds each of them anyway
+        terms = question_terms(query)
+        overlap = {source: name_overlap(terms, path) for source, path in paths.items()}
+        best = max(overlap.values())
+        if best < _NAMED_SHARE:
+            return ()
+        named = tuple(sorted(source for source, share in overlap.items() if share == best))
+        return named if len(named) <= _NAMED_FILES else ()
+
+    def _source_paths(self) -> dict[str, str]:
+        """Source → path, read again when the number of chunks changes."""
+        count = self._store.count()
+        known, paths = self._paths
+        if count != known:
+            paths = self._store.source_paths()
+            self._paths = (count, paths)
+        return paths
 
     def _vector_search(
         self,
@@ -208,14 +258,16 @@ class HybridRetriever:
         needed: set[str],
         where: Filter | None,
         query_vector: np.ndarray | None,
+        files: tuple[str, ...] = (),
     ) -> list[Hit]:
         """The candidates, and after them the chunks that title the needed statements
         ("CONSOLIDATED STATEMENTS OF INCOME"), found by their words: a long question about a
         margin's trend may share no word with the statement's page, which then never becomes
         a candidate to raise."""
-        # Only in the documents the question found: in a library, every other filing's
-        # statements are titled the same.
-        sources = tuple(dict.fromkeys(hit.chunk.source_id for hit in hits[:_TITLE_SOURCES_FROM]))
+        # Only in the documents the question names or found: in a library, every other
+        # filing's statements are titled the same.
+        found_in = [hit.chunk.source_id for hit in hits[:_TITLE_SOURCES_FROM]]
+        sources = tuple(dict.fromkeys([*files, *found_in]))
         if not sources:
             return hits
         within = replace(where or Filter(), source_ids=sources)
@@ -327,6 +379,11 @@ def _named(where: Filter | None, pages: Sequence[int]) -> list[Filter]:
     return [replace(base, pages=physical), *printed] if physical else printed
 
 
+def _within(where: Filter | None, files: tuple[str, ...]) -> list[Filter]:
+    """A filter for the files a question names, within what `where` allows."""
+    return [replace(where or Filter(), source_ids=files)] if files else []
+
+
 def _from_end(where: Filter | None, ends: dict[str, tuple[int, ...]]) -> list[Filter]:
     """Filters for each source's pages counted from its end, within the pages `where` allows."""
     base = where or Filter()
@@ -363,6 +420,8 @@ def _with_named_pages_first(
     return _raised(hits, bonus)
 
 
+_NAMED_FILES = 2  # at most this many files count as named by a question
+_NAMED_SHARE = 0.5  # …each with at least this share of its name's parts in the question
 _END_SOURCES = 3  # "the last page" is looked for in a search scoped to at most this many sources
 _TITLE_HITS = 10  # chunks searched for by the needed statements' title words
 _TITLE_SOURCES_FROM = 5  # the candidates whose documents' statements may join them

@@ -147,6 +147,7 @@ class WriteContract(StoreFixtures):
     def test_empty_store_finds_nothing(self, store: Store) -> None:
         assert store.count() == 0
         assert store.source_ids() == set()
+        assert store.source_paths() == {}
         assert store.keyword_search("anything at all", 5) == []
         assert store.vector_search(unit_vectors(1, 9)[0], 5) == []
         assert store.chunks_of("missing") == []
@@ -163,6 +164,9 @@ class WriteContract(StoreFixtures):
         new_chunks, new_vectors = document("report-v2", ["The vault code is silver otter."], 4)
         store.replace(new_chunks, new_vectors, replaces=["report"])
         assert store.source_ids() == {"report-v2", "tables", "memo"}
+        assert store.source_paths() == {
+            name: f"/docs/{name}.pdf" for name in ("report-v2", "tables", "memo")
+        }
         assert store.chunks_of("report") == []
         assert store.count() == 7
         hits = store.keyword_search("vault code", 5)

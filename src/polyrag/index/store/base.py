@@ -114,6 +114,10 @@ class Store(Protocol):
 
     def source_ids(self) -> set[str]: ...
 
+    def source_paths(self) -> dict[str, str]:
+        """Each source's path (source id → path): the files a question may name."""
+        ...
+
     def counts_by_modality(self) -> dict[str, dict[str, int]]:
         """Chunks per source and modality: source id → {"text": n, "table": n, ...}."""
         ...

@@ -233,6 +233,13 @@ class LanceStore:
             return set()
         return set(pc.unique(result.column("source_id")).to_pylist())
 
+    def source_paths(self) -> dict[str, str]:
+        result = self._call(self._scan(None, ["source_id", "path"]))
+        if result is None:
+            return {}
+        pairs = result.group_by(["source_id", "path"]).aggregate([]).to_pylist()
+        return {row["source_id"]: row["path"] for row in pairs}
+
     def counts_by_modality(self) -> dict[str, dict[str, int]]:
         result = self._call(self._scan(None, ["source_id", "modality"]))
         if result is None or result.num_rows == 0:

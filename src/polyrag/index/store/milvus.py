@@ -367,6 +367,12 @@ class MilvusStore:
         with self._failures("could not be read"):
             return {row["source_id"] for row in self._scan(None, ["source_id"])}
 
+    def source_paths(self) -> dict[str, str]:
+        with self._failures("could not be read"):
+            return {
+                row["source_id"]: row["path"] for row in self._scan(None, ["source_id", "path"])
+            }
+
     def counts_by_modality(self) -> dict[str, dict[str, int]]:
         counts: dict[str, dict[str, int]] = {}
         with self._failures("could not be read"):
