@@ -389,6 +389,33 @@ def test_a_row_the_question_names_more_fully_is_taken_instead() -> None:
     )
 
 
+def test_a_row_said_only_after_the_row_the_question_names_is_not_the_one_named() -> None:
+    """ "Finished goods inventories": the row is "Finished goods"; "Inventories", the total
+    under it, is only the noun the question ends with."""
+    note = Chunk(
+        "n8", "s1", "/d/10k.pdf",
+        "Table 28: Note 8. Other Financial Information\n"
+        "Row 2: Finished goods — 2021: 3,641, 2020: 2,867\n"
+        "Row 3: Work in process — 2021: 4,424, 2020: 4,436\n"
+        "Row 5: Inventories — 2021: 9,059, 2020: 8,020",
+        Locator(page=88),
+    )  # fmt: skip
+    question = (
+        "By what percentage did Pfizer's finished goods inventories increase from December 31, "
+        "2020 to December 31, 2021?"
+    )
+    total = calculation("(9059 - 8020) / 8020 * 100", "(9,059 − 8,020) ÷ 8,020 × 100 = 12.96", note)
+    wrong = review(question, total, [])
+    assert wrong.verdict == "repair"
+    assert "the row 'inventories', but the question names 'finished goods'" in wrong.why
+    right = calculation("(3641 - 2867) / 2867 * 100", "(3,641 − 2,867) ÷ 2,867 × 100 = 27.0", note)
+    assert review(question, right, []).verdict == "accept"
+    # The total named on its own is the total: a share of it takes it as it is.
+    share = "What share of Pfizer's total inventories were finished goods in 2021?"
+    ratio = calculation("3641 / 9059 * 100", "3,641 ÷ 9,059 × 100 = 40.2", note)
+    assert review(share, ratio, []).verdict == "accept"
+
+
 def test_a_sum_over_rows_picked_by_numbers_the_question_never_says_loses_that_filter() -> None:
     question = "What is the sum of col-4 in the first table of Sheet2?"
     picked = "SELECT SUM(col_4) FROM sheet2 WHERE col_1 IN (1, 2, 3, 4)"

@@ -617,10 +617,19 @@ def _rows_named_more_fully(
                 for n in named
                 if 2 * len(words & set(n.split())) >= len(words) and not set(n.split()) < words
             )
+            # Or the question says the row's label only after a row it names: "finished goods
+            # inventories" names "Finished goods", not the "Inventories" under it.
+            fuller = fuller or sorted(n for n in named if _said_only_after(label, n, asked))
             if fuller:
                 out.append((show(operand), label, fuller[0]))
                 break
     return out
+
+
+def _said_only_after(label: str, named: str, asked: str) -> bool:
+    """Whether `label` is in the question, and each time right after `named`."""
+    said = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(label)}(?!\w)", asked)]
+    return bool(said) and all(asked[:start].endswith(f"{named} ") for start in said)
 
 
 # An amount asked in money or in units of a currency: "in thousands of dollars", "in CHF".
