@@ -506,21 +506,23 @@ def needed_statements(question: str) -> set[str]:
 
 
 def titled_statements(heading: str) -> set[str]:
-    """The statements a page heading or title line names as themselves: the title ends the
-    line, or is followed by what titles are followed by (a unit in parentheses, "(continued)",
-    the period: "At December 31", "For the years ended …"). "At December 31, 2019 Balance Sheet
-    Classification" heads a column of a lease note, not the balance sheet."""
+    """The statements a page heading or title line names as themselves: a title may go on
+    with the period, a unit in parentheses or the company's name ("Consolidated Balance Sheets
+    Corning Incorporated and Subsidiary Companies"), but not with a word that makes it
+    something else's name: "At December 31, 2019 Balance Sheet Classification" heads a column
+    of a lease note, "Selected Statements of Operations Data" a summary."""
     letters = re.sub(r"[^a-z]", "", re.sub(r"\([^)]*\)?", " ", heading.lower()))
     found = set()
     for name, pattern in _PAGE_TITLES.items():
         match = pattern.search(letters)
-        if match and (match.end() == len(letters) or _TITLE_TAIL.match(letters, match.end())):
+        if match and not _NOT_TITLE_TAIL.match(letters, match.end()):
             found.add(name)
     return found
 
 
-# What may follow a statement's title on its line (letters only, as `titled_statements` reads).
-_TITLE_TAIL = re.compile(
-    r"continued|unaudited|at|asof|for|years?ended|(?:three|six|nine|twelve)months|quarters?|"
-    r"fiscal|and|in(?:millions|thousands|billions)|dollars|amounts"
+# What, following a statement's name on its line, makes the line no title of it (letters only,
+# as `titled_statements` reads).
+_NOT_TITLE_TAIL = re.compile(
+    r"classifications?|data|information|items?|captions?|lines?|locations?|impacts?|effects?|"
+    r"presentation|highlights|metrics|measures|amountsrecognized|date"
 )

@@ -39,6 +39,10 @@ def test_a_page_is_a_statement_when_its_title_says_so() -> None:
     ) == {INCOME}
     assert titled_statements("Consolidated Balance Sheets (continued)") == {BALANCE}
     assert titled_statements(
+        "Consolidated Balance Sheets Corning Incorporated and Subsidiary Companies"
+    ) == {BALANCE}
+    assert titled_statements("Key Balance Sheet Data") == set()
+    assert titled_statements(
         "Consolidated Statements of Cash Flows for the years ended December 31"
     ) == {CASH}
 
