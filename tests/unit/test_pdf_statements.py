@@ -172,6 +172,10 @@ def test_a_statement_title_over_its_unit_and_period_leaves_the_running_header_ou
     assert flows["caption"] == ("CONSOLIDATED STATEMENTS OF CASH FLOWS",)
     (balance,) = tables("MICROSOFT_2023_10K.pdf", range(58, 62), 3)
     assert balance["caption"] == ("BALANCE SHEETS",)
+    # General Mills sets "Fiscal Year" in bold over its columns: no heading of the title.
+    (earnings,) = tables("GENERALMILLS_2019_10K.pdf", range(52, 56), 2)
+    assert earnings["caption"][0].startswith("Consolidated Statements of Earnings")
+    assert "Fiscal Year" not in earnings["caption"][0]
     # A title set over its unit in one paragraph is a heading, the unit a line of text.
     document = pages_of("ACTIVISIONBLIZZARD_2019_10K.pdf", range(68, 72))
     heading = [

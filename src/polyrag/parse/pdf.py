@@ -607,7 +607,7 @@ class _Headings:
 # ("(In thousands)") or its period ("Years Ended", "For the Years Ended December 31,").
 _TABLE_TOP = re.compile(
     r"^\(|^(?:for\s+the\s+)?(?:(?:fiscal\s+)?years?|(?:three|six|nine|twelve)\s+months|"
-    r"quarters?|\d+\s+weeks)\s+end(?:ed|ing)\b[^.;]{0,40}$|"
+    r"quarters?|\d+\s+weeks)\s+end(?:ed|ing)\b[^.;]{0,40}$|^(?:fiscal\s+)?years?$|"
     r"^(?:as\s+of|at)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d"
     r"[^.;]{0,30}$",
     re.IGNORECASE,
