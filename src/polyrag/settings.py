@@ -102,7 +102,8 @@ class RetrieveSettings(_Section):
         ge=0,
         description="Each candidate gains this much times the share of its file name's parts "
         "the question contains (BESTBUY_2019_10K.pdf for 'Best Buy … FY2019'), so a file the "
-        "question names ranks first in a library (0 turns it off).",
+        "question names ranks first in a library; the one or two files it names best (half "
+        "their name's parts or more) are searched on their own too (0 turns both off).",
     )
     statement_match: float = Field(
         0.3,
