@@ -10,6 +10,9 @@ Then, in order (each a setting, each measured with `eval qa --retrieval-only`):
   store query as the question's vector), and with a filter on the pages the question names
   (`pages.py`), counted from the first page, as printed on them, and from the end ("the last
   page", in a search scoped to a few documents); each chunk keeps its best cosine;
+- in a library, the vector search and BM25 also run within the one or two files whose names
+  the question spells out best (`name_match`, `names.py`: "Best Buy … FY2019" for
+  BESTBUY_2019_10K.pdf), so that a named filing's pages are among the candidates;
 - a long question weighs BM25 less (`keyword_words`);
 - after fusion, a chunk gains from the best other candidates of its page (`page_support`), from
   the share of its file name the question spells out (`name_match`, `names.py`), from being
