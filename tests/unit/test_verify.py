@@ -222,6 +222,10 @@ def test_a_reply_about_a_name_no_source_writes_is_withdrawn() -> None:
     )
     said = "Best Buy's revenue was 46,298 million [1]."
     assert not verify(said, [filing], question="What was Best Buy's FY2023 revenue?").refused
+    # "Form 10-K" names the document, which its pages need not write.
+    asked = "What was Best Buy's FY2023 revenue, according to its 2023 Form 10-K?"
+    restated = "According to its 2023 Form 10-K, Best Buy's FY2023 revenue was 46,298 million."
+    assert not verify(restated, [filing], question=asked).refused
 
 
 def test_a_count_the_sources_write_in_words_supports_the_figure() -> None:

@@ -356,7 +356,8 @@ _NOT_NAMES = frozenset(
     {"I", "The", "A", "An", "In", "On", "At", "Of", "For", "What", "Which", "Who", "When", "How",
      "Company", "Companies", "Group", "Corporation", "Corp", "Inc", "Ltd", "Plc", "Holdings",
      "Board", "Directors", "Management", "Government", "Report", "Annual", "Statement",
-     "Statements", "Note", "Notes", "Table", "Figure", "Section", "Chapter", "Part", "Item"}
+     "Statements", "Note", "Notes", "Table", "Figure", "Section", "Chapter", "Part", "Item",
+     "Form", "Exhibit", "Schedule", "Appendix", "Page"}
 )  # fmt: skip
 
 
