@@ -357,7 +357,7 @@ _NOT_NAMES = frozenset(
      "Company", "Companies", "Group", "Corporation", "Corp", "Inc", "Ltd", "Plc", "Holdings",
      "Board", "Directors", "Management", "Government", "Report", "Annual", "Statement",
      "Statements", "Note", "Notes", "Table", "Figure", "Section", "Chapter", "Part", "Item",
-     "Form", "Exhibit", "Schedule", "Appendix", "Page"}
+     "Form", "Exhibit", "Schedule", "Appendix"}
 )  # fmt: skip
 
 
