@@ -535,8 +535,9 @@ class _Headings:
         # Deposits").
         self.title = ""
         self._run: list[str] = []  # the title's headings: the last two of a run
-        self._joining = False  # the last block was a heading: the next one joins the title
-        self._under = False  # nothing but the title's unit or period since its last heading
+        # Nothing but the title's unit or period since its last heading: the next heading
+        # joins the title, and a table takes it (`over`).
+        self._joining = False
         self._opening = False  # the title's headings open the page
 
     @property
@@ -546,14 +547,13 @@ class _Headings:
         caption of its own. Lower on a page, a bold line over a table is as often its column
         names ("Noncontrolling" over "Interest Total"), and the sentence that leads into a
         table names it better."""
-        return self.title if self._under and self._opening else ""
+        return self.title if self._joining and self._opening else ""
 
     def passed(self) -> None:
         """Something that is no heading (text, a table) stood on the page: the page no longer
         opens with headings, and the next heading starts a new title."""
         self.leading = False
         self._joining = False
-        self._under = False
 
     def blocks(self, page: int, group: list[_Line]) -> list[Block]:
         """The paragraph's blocks: a heading set over its unit ("CONSOLIDATED BALANCE SHEETS"
@@ -582,7 +582,6 @@ class _Headings:
         self._run = [*self._run[-1:], heading] if self._joining else [heading]
         self.title = " ".join(self._run)
         self._joining = True
-        self._under = True
         return Block(BlockKind.HEADING, text, _locator(page, group), level=level)
 
     def _is_heading(self, group: list[_Line], text: str) -> bool:

@@ -189,6 +189,8 @@ class HybridRetriever:
         and one or two stand out ("Best Buy … FY2019": BESTBUY_2019_10K.pdf, 2 of 3 parts);
         their chunks are searched for too, so that a named filing is among the candidates
         that `name_match` raises."""
+        if where is not None and 0 < len(where.source_ids) <= _NAMED_FILES:
+            return ()  # a search over a few files finds each of them anyway
         paths = self._source_paths()
         if where is not None and where.source_ids:
             paths = {source: paths[source] for source in where.source_ids if source in paths}
