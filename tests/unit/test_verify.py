@@ -247,3 +247,31 @@ def test_a_date_written_with_the_month_in_full_matches_its_abbreviation() -> Non
     header = "Date: Mon, 17 Mar 2014 11:15:04"
     assert word_support("The password changed on March 17, 2014.", [header], {"password"}) == 1.0
     assert word_support("It changed on April 17, 2014.", [header]) < 1.0
+
+
+EXHIBITS = "Exhibit 10.73 Form of Restricted Stock Unit Agreement, filed on February 6, 2017."
+
+
+def test_a_reply_that_only_points_at_a_place_answers_nothing() -> None:
+    question = "How many of Corning's employees were based in the United States in 2020?"
+    for reply in (
+        "This information is found in Exhibit 10.73 of the Form 10-K filed on February 6, 2017.",
+        "For more information, see Exhibit 10.73 [1].",
+    ):
+        verdict = verify(reply, [item(1, EXHIBITS)], question=question)
+        assert verdict.refused and verdict.reason == NO_ANSWER_FOUND, reply
+    # An answer beside the pointer stands; the pointer is set aside.
+    verdict = verify(
+        "Net revenue was 1,577 million in 2019 [1]. Details are provided in Exhibit 10.73 [2].",
+        [item(1, REVENUE), item(2, EXHIBITS)],
+    )
+    assert not verdict.refused and "Exhibit" not in verdict.text
+
+
+def test_a_place_is_an_answer_when_the_question_asks_for_one() -> None:
+    verdict = verify(
+        "The information is found in Exhibit 10.73, filed on February 6, 2017 [1].",
+        [item(1, EXHIBITS)],
+        question="Which exhibit holds the form of restricted stock unit agreement?",
+    )
+    assert not verdict.refused

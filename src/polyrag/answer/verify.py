@@ -50,6 +50,24 @@ _GAP = re.compile(
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+# A sentence that only says where something is written ("This information is found in Exhibit
+# 10.73 …", "For details, see Note 7."): it points at a place and answers nothing, unless the
+# question asks for a place.
+_POINTER = re.compile(
+    r"^(?:(?:this|the|such|that|more|further|additional|related|relevant)\s+)?"
+    r"(?:information|data|details?|figures?|disclosures?)\b[^.;]*?\b"
+    r"(?:is|are|can be|may be|could be|would be)\s+(?:found|located|listed|provided|included|"
+    r"disclosed|described|detailed|contained|available|given|presented|set forth|shown|"
+    r"reported|discussed)\s+(?:in|on|at|under|within)\b"
+    r"|^(?:for\s+(?:more\s+|further\s+)?(?:information|details?)\b[^,]*,\s*)?"
+    r"(?:please\s+)?(?:see|refer to)\b",
+    re.IGNORECASE,
+)
+_ASKS_PLACE = re.compile(
+    r"\b(?:where|which (?:exhibit|section|item|note|page|part|document|schedule|appendix|file|"
+    r"table|chapter|report|form)s?)\b",
+    re.IGNORECASE,
+)
 _LEADING_MARKERS = re.compile(r"^(?:\s*\[\d+(?:\s*[,;–-]\s*\d+)*\])+")
 MAX_PAIR_NUMBERS = 60  # numbers of the cited evidence tried in pairs (arithmetic check)
 
@@ -129,8 +147,10 @@ def verify(
     unwritten = (
         [] if arithmetic else [name for name in _names(question) if _letters(name) not in letters]
     )
+    place_asked = bool(_ASKS_PLACE.search(question))
     kept: list[str] = []
     gaps: list[str] = []
+    pointers: list[str] = []
     withdrawn: list[str] = []
     claims_withdrawn = False
     computed: list[str] = []
@@ -141,6 +161,9 @@ def verify(
             continue
         if not written and not claims(sentence):
             continue  # talk about the sources ("This can be found in [1].") states nothing
+        if not place_asked and _POINTER.search(_LEADING_MARKERS.sub("", sentence).strip()):
+            pointers.append(sentence)
+            continue
         if (
             any(year.search(sentence) for year in unseen)
             or any(value in unnamed for value, _ in written)
@@ -181,7 +204,9 @@ def verify(
         withdrawn.append(sentence)
         claims_withdrawn = claims_withdrawn or any(note is None for note in explained)
     if not kept:
-        return Verdict(REFUSAL, True, NOT_SUPPORTED, (), withdrawn=tuple(withdrawn or [text]))
+        # Pointing at a place and nothing else: the model gave no answer.
+        reason = NO_ANSWER_FOUND if pointers and not withdrawn else NOT_SUPPORTED
+        return Verdict(REFUSAL, True, reason, (), withdrawn=tuple(withdrawn + pointers or [text]))
     answer = " ".join(kept + gaps)
     used = cited_numbers(answer, len(evidence)) or numbers
     citations = _citations(used, by_number)
@@ -192,7 +217,7 @@ def verify(
         citations,
         partial=bool(gaps) or claims_withdrawn,
         computed=tuple(dict.fromkeys(computed)),
-        withdrawn=tuple(withdrawn),
+        withdrawn=tuple(withdrawn + pointers),
     )
 
 
