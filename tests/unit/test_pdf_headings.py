@@ -100,3 +100,16 @@ def test_each_chunk_of_a_statement_carries_its_title() -> None:
         "2016: (1,420)" in c.text
         for c in capex
     )
+
+
+def test_a_footer_numbered_in_small_roman_numerals_is_furniture_too() -> None:
+    # Pfizer's 2021 10-K numbers its contents pages i, ii, iii… and its body 1, 2, 3… under
+    # the same footer; the contents' footers were read as headings of their own.
+    document = pages_of("PFIZER_2021_10K.pdf", range(4, 10))
+    footers = [
+        (b.locator.page, " ".join(b.text.split()))
+        for b in document.blocks
+        if b.text.strip().startswith("Pfizer Inc. 2021 Form 10-K")
+    ]
+    # Page 2 prints nothing else, and a page's only words are kept (one line per slide).
+    assert footers == [(2, "Pfizer Inc. 2021 Form 10-K ii")]

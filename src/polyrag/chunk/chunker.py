@@ -76,7 +76,7 @@ class Chunker:
     def version(self) -> str:
         """Changes whenever the chunks of an unchanged file would change."""
         s = self._settings
-        return f"chunk10-{s.max_tokens}-{s.overlap_tokens}-{s.table_max_tokens}-{s.page_max_tokens}"
+        return f"chunk11-{s.max_tokens}-{s.overlap_tokens}-{s.table_max_tokens}-{s.page_max_tokens}"
 
     def chunk(
         self, source: Source, blocks: Iterable[Block], layout: Layout | str | None = None

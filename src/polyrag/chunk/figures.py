@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from polyrag.parse.tables import FIGURE_CELL
+from polyrag.parse.tables import FIGURE_CELL, TABLE_TOP
 
 # The longest caption or header summary in a placeholder: a statement's title with the
 # company's name ("ACTIVISION BLIZZARD, INC. AND SUBSIDIARIES CONSOLIDATED BALANCE SHEETS").
@@ -212,8 +212,9 @@ _FOLLOWING = re.compile(
     re.IGNORECASE,
 )
 _FOLLOWS = re.compile(
-    r"\s+(?:is|are|was|were)\s+(?:as\s+follows|(?:presented|summari[sz]ed|shown|set\s+forth|"
-    r"detailed|listed|included|provided)\s+(?:below|in\s+the\s+following\s+tables?))\b",
+    r"\s+(?:(?:is|are|was|were)\s+(?:as\s+follows|(?:presented|summari[sz]ed|shown|set\s+forth|"
+    r"detailed|listed|included|provided)\s+(?:below|in\s+the\s+following\s+tables?))|"
+    r"follows?(?=\s*(?:\(|$)))\b",
     re.IGNORECASE,
 )
 _AS_FOLLOWS = re.compile(r"(?:^|\s*,?\s+)(?:as\s+follows|below|the\s+following)\s*$", re.IGNORECASE)
@@ -224,8 +225,13 @@ def lead_in(sentence: str) -> str:
     introduces nothing: "Net sales attributed to countries that represent a significant
     portion of consolidated net sales are as follows (in millions):" gives "Net sales
     attributed to countries that represent a significant portion of consolidated net sales
-    (in millions)". Only a sentence that ends with a colon leads into what follows it."""
+    (in millions)". Only a sentence that ends with a colon leads into what follows it — or
+    with a colon and the table's own period or unit, when the page runs them on ("… follow
+    (in millions): Year ended December 31,")."""
     text = " ".join(sentence.split())
+    head, colon, tail = text.rpartition(":")
+    if colon and tail.strip() and TABLE_TOP.match(tail.strip()):
+        text = head + colon
     if not text.endswith(":"):
         return ""
     text = _FOLLOWING.sub("", text[:-1].strip())

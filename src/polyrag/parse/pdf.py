@@ -38,6 +38,7 @@ from polyrag.parse.pdf_grids import grid_at, with_grids
 from polyrag.parse.pdf_statements import header_part, with_statements
 from polyrag.parse.pdf_tables import PdfTable, PdfTables, with_tables
 from polyrag.parse.protected import WRONG_PASSWORD_HINT
+from polyrag.parse.tables import TABLE_TOP
 from polyrag.types import Block, BlockKind, Locator
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\ufffd]")
@@ -105,7 +106,7 @@ class PdfParser:
     """Born-digital, scanned and mixed PDFs; pages without a usable text layer are OCR'd."""
 
     media_types = frozenset({"pdf"})
-    version = "12"
+    version = "13"
 
     def __init__(self, ocr: Ocr | None = None) -> None:
         self._ocr = ocr if ocr is not None else Ocr()
@@ -568,7 +569,7 @@ class _Headings:
     def block(self, page: int, group: list[_Line]) -> Block:
         text = _reflow(group)
         if not self._is_heading(group, text):
-            if not _TABLE_TOP.match(" ".join(text.split())):
+            if not TABLE_TOP.match(" ".join(text.split())):
                 self.passed()  # a unit or a period between a title and its table is no break
             return Block(BlockKind.TEXT, text, _locator(page, group))
         size = min(line.size for line in group)
@@ -594,23 +595,12 @@ class _Headings:
             return False
         if text.endswith((":", ",", ";")) or (text.endswith(".") and len(words) > 6):
             return False
-        if _TABLE_TOP.match(" ".join(words)):
+        if TABLE_TOP.match(" ".join(words)):
             return False  # "(In millions, except per share data)", "Years Ended": no heading
         bold = self.bold_stands_out and all(line.bold for line in group)
         larger = self.body > 0 and min(line.size for line in group) >= 1.15 * self.body
         capitals = sum(char.isupper() for char in text) >= 0.7 * letters
         return bold or larger or (self.leading and capitals)
-
-
-# What stands between a statement's title and its rows without being a heading: its unit
-# ("(In thousands)") or its period ("Years Ended", "For the Years Ended December 31,").
-_TABLE_TOP = re.compile(
-    r"^\(|^(?:for\s+the\s+)?(?:(?:fiscal\s+)?years?|(?:three|six|nine|twelve)\s+months|"
-    r"quarters?|\d+\s+weeks)\s+end(?:ed|ing)\b[^.;]{0,40}$|^(?:fiscal\s+)?years?$|"
-    r"^(?:as\s+of|at)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d"
-    r"[^.;]{0,30}$",
-    re.IGNORECASE,
-)
 
 
 def _weighted_median(values: list[tuple[float, int]]) -> float:
@@ -772,10 +762,18 @@ def _edges(paragraphs: list[int]) -> tuple[int, ...]:
 
 
 def _furniture_key(text: str) -> str:
+    """The paragraph's words with numbers as "#": page numbers in digits, or in small roman
+    numerals at either end ("Pfizer Inc. 2021 Form 10-K iii" on the front matter's pages)."""
     words = text.split()
     if len(words) > _FURNITURE_WORDS:
         return ""
+    for end in {0, len(words) - 1}:
+        if _SMALL_ROMAN.fullmatch(words[end]):
+            words[end] = "#"
     return re.sub(r"\d+", "#", " ".join(words).casefold())
+
+
+_SMALL_ROMAN = re.compile(r"[ivxl]{1,7}")
 
 
 def _promote_titles(blocks: list[Block]) -> list[Block]:

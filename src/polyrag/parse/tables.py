@@ -11,6 +11,15 @@ from collections.abc import Sequence
 DELIMITERS = (",", ";", "\t", "|")
 # A cell holding one figure: "1,577", "(204)", "-5.2%", "$ 3,642", "−9".
 FIGURE_CELL = re.compile(r"^[-+(−–]?[$€£¥]?\s?\(?\d[\d.,]*\)?\s?%?$")
+# What stands between a table's title and its rows without being a title itself: its unit
+# ("(In thousands)") or its period ("Years Ended", "For the Years Ended December 31,").
+TABLE_TOP = re.compile(
+    r"^\(|^(?:for\s+the\s+)?(?:(?:fiscal\s+)?years?|(?:three|six|nine|twelve)\s+months|"
+    r"quarters?|\d+\s+weeks)\s+end(?:ed|ing)\b[^.;]{0,40}$|^(?:fiscal\s+)?years?$|"
+    r"^(?:as\s+of|at)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d"
+    r"[^.;]{0,30}$",
+    re.IGNORECASE,
+)
 _SPACE = re.compile(r"\s+")
 _SAMPLE_LINES = 50
 
