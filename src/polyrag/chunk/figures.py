@@ -230,7 +230,7 @@ def lead_in(sentence: str) -> str:
     (in millions): Year ended December 31,")."""
     text = " ".join(sentence.split())
     head, colon, tail = text.rpartition(":")
-    if colon and tail.strip() and TABLE_TOP.match(tail.strip()):
+    if colon and 0 < len(tail.split()) <= 8 and TABLE_TOP.match(tail.strip()):
         text = head + colon
     if not text.endswith(":"):
         return ""
