@@ -490,3 +490,27 @@ def test_a_form_name_chooses_the_filing_but_is_not_searched_for(tmp_path: Path) 
         assert found.hits[0].score > 0.3 * 2 / 3
     finally:
         store.close()
+
+
+def test_within_the_named_document_the_clause_naming_it_is_not_searched_for(
+    tmp_path: Path,
+) -> None:
+    path = "/filings/ACME_2021_10K.pdf"
+    chunks = [
+        Chunk("people", "acme", path, "We had 61,200 employees.", Locator(page=9)),
+        Chunk("sales", "acme", path, "ACME fiscal 2021 sales.", Locator(page=3)),
+    ]
+    store = LanceStore(tmp_path / "clause", DIM, model="test-random")
+    try:
+        store.replace(chunks, np.stack([unit(3), unit(4)]))
+        question = "According to ACME's fiscal 2021 Form 10-K, how many employees did it have?"
+        embedder = ScriptedEmbedder({})
+        within = Filter(source_ids=("acme",))
+        found = retriever(store, embedder, vector_weight=0).search(question, where=within)
+        assert ids(found.hits)[0] == "people"
+        assert embedder.seen[-1][0] == "How many employees did it have?"
+        # Over a whole library the clause is what says which filing.
+        retriever(store, embedder, vector_weight=0).search(question)
+        assert embedder.seen[-1][0].startswith("According to ACME's fiscal 2021")
+    finally:
+        store.close()

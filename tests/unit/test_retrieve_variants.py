@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from polyrag.retrieve.variants import keyword_form, without_form_names
+from polyrag.retrieve.variants import keyword_form, without_attribution, without_form_names
 
 
 @pytest.mark.parametrize(
@@ -55,3 +55,42 @@ def test_no_keyword_form_when_it_would_change_nothing_or_leave_too_little(questi
 )
 def test_form_names_are_not_searched_for(question: str, searched: str) -> None:
     assert without_form_names(question) == searched
+
+
+@pytest.mark.parametrize(
+    ("question", "searched"),
+    [
+        (
+            "According to Nike's fiscal 2021 Form 10-K, approximately how many employees did "
+            "Nike have worldwide as of May 31, 2021?",
+            "Approximately how many employees did Nike have worldwide as of May 31, 2021?",
+        ),
+        (
+            "In MGM Resorts' 10-Q for the quarter ended June 30, 2023, what RevPAR was reported "
+            "for the Las Vegas Strip Resorts?",
+            "What RevPAR was reported for the Las Vegas Strip Resorts?",
+        ),
+        (
+            "According to Best Buy's fiscal 2023 Form 10-K (Item 2, Properties), how many "
+            "stores did Best Buy have in Texas?",
+            "How many stores did Best Buy have in Texas?",
+        ),
+        (
+            "What hotel occupancy rate did MGM China achieve, according to MGM Resorts' Form "
+            "10-Q for the quarter ended June 30, 2023?",
+            "What hotel occupancy rate did MGM China achieve?",
+        ),
+        # What the clause names inside the document is content: kept.
+        (
+            "What was the finished goods inventory, according to the inventories note of its "
+            "2020 Form 10-K?",
+            "What was the finished goods inventory, according to the inventories note of its "
+            "2020 Form 10-K?",
+        ),
+        # Little else would be left; and no document named: unchanged.
+        ("According to the 10-K, why?", "According to the 10-K, why?"),
+        ("In 2019, how many stores opened?", "In 2019, how many stores opened?"),
+    ],
+)
+def test_the_clause_naming_the_document_is_left_out(question: str, searched: str) -> None:
+    assert without_attribution(question) == searched

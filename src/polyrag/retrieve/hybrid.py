@@ -42,7 +42,12 @@ from polyrag.retrieve.base import TIMING_KEYS, RetrievalResult, SearchMode
 from polyrag.retrieve.fusion import convex_fusion, reciprocal_rank_fusion, unit_support
 from polyrag.retrieve.names import name_overlap, question_terms
 from polyrag.retrieve.pages import named_pages, pages_from_end
-from polyrag.retrieve.variants import keyword_form, searched_form, without_form_names
+from polyrag.retrieve.variants import (
+    keyword_form,
+    searched_form,
+    without_attribution,
+    without_form_names,
+)
 from polyrag.settings import RetrieveSettings
 from polyrag.types import Chunk, Filter, Hit
 
@@ -95,12 +100,6 @@ class HybridRetriever:
         use_keyword = mode == "keyword" or (mode == "hybrid" and settings.keyword_weight > 0)
         use_vector = mode == "vector" or (mode == "hybrid" and settings.vector_weight > 0)
 
-        text = without_form_names(query)  # the words to search for; `query` also names files
-        form = keyword_form(text)
-        queries = [text]
-        variant = searched_form(text, settings) if mode != "keyword" else None
-        if variant:
-            queries.append(variant)
         pages: tuple[int, ...] = ()
         ends: dict[str, tuple[int, ...]] = {}
         if settings.page_match > 0 and not per_source:
@@ -109,6 +108,17 @@ class HybridRetriever:
         files: tuple[str, ...] = ()
         if settings.name_match > 0 and not per_source:
             files = self._named_files(query, where)
+        # The words to search for; `query` also names files. Within the document a question
+        # names ("According to Nike's fiscal 2021 Form 10-K, …"), the clause naming it says
+        # nothing more.
+        scoped = where is not None and 0 < len(where.source_ids) <= _NAMED_FILES
+        text = without_attribution(query) if files or scoped else query
+        text = without_form_names(text)
+        form = keyword_form(text)
+        queries = [text]
+        variant = searched_form(text, settings) if mode != "keyword" else None
+        if variant:
+            queries.append(variant)
         named = [*_named(where, pages), *_from_end(where, ends), *_within(where, files)]
         query_vector: np.ndarray | None = None
         variant_vectors: list[np.ndarray] = []

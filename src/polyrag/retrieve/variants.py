@@ -83,6 +83,41 @@ def without_form_names(question: str) -> str:
     return plain if content else question
 
 
+# A clause saying which document to read ("According to Nike's fiscal 2021 Form 10-K, …",
+# "Per PepsiCo's Q1 2023 earnings release, …", "…, according to its 2020 annual report?").
+_DOCUMENT = (
+    r"(?:10-?K|10-?Q|8-?K|20-?F|annual\s+report|quarterly\s+report|earnings\s+(?:release|report)|"
+    r"press\s+release|filing|report|release|form|proxy(?:\s+statement)?|prospectus)s?"
+)
+# Its words: no comma but a date's ("June 30, 2023") or a parenthesis' ("(Item 2, Properties)").
+_PIECE = r"(?:\([^)]*\)|,\s*(?:19|20)\d\d\b|[^,?(])"
+_ATTRIBUTION = (
+    r"(?:according\s+to|per|based\s+on|using|in|from|as\s+(?:reported|stated|disclosed|shown)"
+    rf"\s+in)\s+(?!{_PIECE}*\b(?:table|note|statement|section|page)s?\b){_PIECE}{{0,80}}?\b"
+    + _DOCUMENT
+    + rf"\b{_PIECE}{{0,60}}?"
+)
+_LEADING_ATTRIBUTION = re.compile(
+    rf"^\s*{_ATTRIBUTION}\s*,(?!\s*(?:19|20)\d\d\b)\s*", re.IGNORECASE
+)
+_TRAILING_ATTRIBUTION = re.compile(
+    rf",\s*{_ATTRIBUTION}(?=\s*(?:\([^)]*\))?\s*[?.]?\s*$)", re.IGNORECASE
+)
+
+
+def without_attribution(question: str) -> str:
+    """The question without the clause that names the document to read: once the search is
+    within that document, its company and period are on every page, and as search words they
+    outweigh what is asked (Nike's "approximately how many employees … as of May 31, 2021?"
+    ranked 17th in the filing with "According to Nike's fiscal 2021 Form 10-K," before it,
+    first without). Unchanged when little else would be left."""
+    plain = _TRAILING_ATTRIBUTION.sub("", _LEADING_ATTRIBUTION.sub("", question, count=1))
+    content = [t for t in _TOKEN.findall(plain) if t.strip(".'’-").lower() not in _FUNCTION_WORDS]
+    if plain == question or len(content) < 2:
+        return question
+    return plain[0].upper() + plain[1:]
+
+
 def searched_form(question: str, settings: RetrieveSettings) -> str | None:
     """The keyword form the vector search uses beside `question`, or None when it uses none."""
     form = keyword_form(question) if settings.keyword_variant else None
