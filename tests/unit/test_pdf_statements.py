@@ -61,6 +61,22 @@ def test_dot_leaders_and_years_stacked_under_dates() -> None:
     assert balance["Short-term investments"] == ("3,111,524", "2,622,091")
 
 
+def test_a_header_of_dates_ending_two_quarters() -> None:
+    # PepsiCo's Q1 2023 release: segment figures under "12 Weeks Ended" / "3/25/2023 3/19/2022".
+    (segments,) = tables("PEPSICO_2023Q1_EARNINGS.pdf", range(2, 6), 4)
+    assert segments["header"][1:] == ("3/25/2023", "3/19/2022")
+    assert segments["Corporate unallocated expenses"] == ("(471)", "(204)")
+    (block,) = [
+        b
+        for b in pages_of("PEPSICO_2023Q1_EARNINGS.pdf", range(2, 6)).blocks
+        if b.kind is BlockKind.TABLE and b.locator.page == 4
+    ]
+    table = read_table(block.text)
+    assert table is not None
+    revenue = next(row for row in table.rows if row[0] == "Latin America")  # then its profit
+    assert revenue[1:] == ("1,777", "1,474")
+
+
 def test_figures_inside_a_label_are_not_its_columns() -> None:
     *_, comprehensive = tables("AMAZON_2017_10K.pdf", range(37, 41), 3)
     label = "Foreign currency translation adjustments, net of tax of $10, $(49), and $5"

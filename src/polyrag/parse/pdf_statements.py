@@ -7,7 +7,8 @@ tables again, from the text lines alone:
 
 - a **header**: one or more short lines naming two or more distinct years and no other figures
   ("(Millions) 2018 2017 2016", "At December 31, 2019 At December 31, 2018", or Adobe's
-  "November 27," / "2015" / "November 28," / "2014" stacked one per line);
+  "November 27," / "2015" / "November 28," / "2014" stacked one per line), or dates
+  ("3/25/2023 3/19/2022", the ends of two quarters);
 - then **rows**: a label followed by exactly one figure per year ("(1,577)", "—", "$ 5,363"),
   section lines without figures ("Cash Flows from Investing Activities"), labels wrapped over
   two lines, and two rows that PDFium joined into one line;
@@ -36,6 +37,7 @@ _MAX_STRAY = 0.2  # share of lines whose figures fit no column a statement may h
 _LABEL_WORDS = 15  # a line without figures longer than this is prose: the table ends
 _HEADER_WORDS = 10  # a header line is short
 _YEAR = re.compile(r"^(?:FY)?((?:19|20)\d\d),?$")
+_DATE = re.compile(r"^(\d{1,2}/\d{1,2}/(?:19|20)\d\d),?$")  # "3/25/2023": a period's end
 _DAY = re.compile(r"^\d{1,2},?$")
 _MONTH = re.compile(
     r"^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?$", re.IGNORECASE
@@ -130,7 +132,7 @@ def header_part(line: str) -> tuple[list[str], list[str]] | None:
     years: list[str] = []
     others: list[str] = []
     for token in tokens:
-        year = _YEAR.match(token)
+        year = _YEAR.match(token) or _DATE.match(token)
         if year:
             years.append(year.group(1))
         elif _DAY.match(token):
