@@ -77,6 +77,21 @@ def test_a_header_of_dates_ending_two_quarters() -> None:
     assert revenue[1:] == ("1,777", "1,474")
 
 
+def test_years_repeated_under_their_periods_are_named_by_them() -> None:
+    # MGM's Q2 2023 10-Q: "Three Months Ended / June 30," and "Six Months Ended / June 30,"
+    # over "2023 2022 2023 2022", and percentages printed apart from their figures ("96 %").
+    hotel, gaming = tables("MGMRESORTS_2023Q2_10Q.pdf", range(29, 32), 2)
+    assert hotel["header"][1:] == (
+        "Three Months Ended June 30, 2023",
+        "Three Months Ended June 30, 2022",
+        "Six Months Ended June 30, 2023",
+        "Six Months Ended June 30, 2022",
+    )
+    assert hotel["Revenue per available room (RevPAR)"] == ("224", "208", "231", "182")
+    assert hotel["Occupancy"] == ("96%", "92%", "94%", "85%")
+    assert gaming["Slot handle"] == ("6,771", "7,102", "13,770", "13,764")
+
+
 def test_figures_inside_a_label_are_not_its_columns() -> None:
     *_, comprehensive = tables("AMAZON_2017_10K.pdf", range(37, 41), 3)
     label = "Foreign currency translation adjustments, net of tax of $10, $(49), and $5"

@@ -8,7 +8,10 @@ tables again, from the text lines alone:
 - a **header**: one or more short lines naming two or more distinct years and no other figures
   ("(Millions) 2018 2017 2016", "At December 31, 2019 At December 31, 2018", or Adobe's
   "November 27," / "2015" / "November 28," / "2014" stacked one per line), or dates
-  ("3/25/2023 3/19/2022", the ends of two quarters);
+  ("3/25/2023 3/19/2022", the ends of two quarters); years may repeat when the lines just
+  above name a period per group of columns ("Three Months Ended June 30," and "Six Months
+  Ended June 30," over "2023 2022 2023 2022": a quarterly report's usual header), and each
+  column is then named by its group and year;
 - then **rows**: a label followed by exactly one figure per year ("(1,577)", "—", "$ 5,363"),
   section lines without figures ("Cash Flows from Investing Activities"), labels wrapped over
   two lines, and two rows that PDFium joined into one line;
@@ -64,8 +67,8 @@ def with_statements(
         found = _statement_at(lines, i, text)
         if found is None:
             return None
-        end, header, rows = found
-        boxes = [b for line in lines[i:end] if (b := box(line)) is not None]
+        first, end, header, rows = found
+        boxes = [b for line in lines[first:end] if (b := box(line)) is not None]
         bbox = (
             (
                 min(b[0] for b in boxes),
@@ -78,15 +81,16 @@ def with_statements(
         )
         cells = [[row.label, *(row.values or [""] * (len(header) - 1))] for row in rows]
         table = PdfTable(markdown_table([header, *cells]), bbox, len(rows) + 1, len(header))
-        return i, end, table
+        return first, end, table
 
     return with_found(lines, found_at)
 
 
 def _statement_at(
     lines: Sequence[T], i: int, text: Callable[[T], str]
-) -> tuple[int, list[str], list[_Row]] | None:
-    """(end, header, rows) of a statement whose header starts at line i, or None."""
+) -> tuple[int, int, list[str], list[_Row]] | None:
+    """(first line, end, header, rows) of a statement whose header starts at line i (or its
+    columns' group names a few lines before it), or None."""
     years: list[str] = []
     words: list[str] = []
     j = i
@@ -94,8 +98,16 @@ def _statement_at(
         years += part[0]
         words += part[1]
         j += 1
-    if len(years) < 2 or len(set(years)) < len(years) or j == i:
+    if len(years) < 2 or j == i:
         return None
+    first = i
+    if len(set(years)) < len(years):
+        # "Three Months Ended / Six Months Ended" over "2023 2022 2023 2022": each group's
+        # name goes with its years; without the names the columns cannot be told apart.
+        grouped = _period_groups(lines, i, j, text, years)
+        if grouped is None:
+            return None
+        first, years = grouped
     width = len(years)
     rows: list[_Row] = []
     end = j
@@ -120,7 +132,7 @@ def _statement_at(
     if sum(1 for row in rows if row.values) < MIN_ROWS or stray > _MAX_STRAY * figured:
         return None  # columns under columns (sales, % of total, income per year): not ours
     unit = " ".join(_UNIT.findall(" ".join(words)))  # "(Dollars in millions, except …)"
-    return end, [unit, *years], rows
+    return first, end, [unit, *years], rows
 
 
 def header_part(line: str) -> tuple[list[str], list[str]] | None:
@@ -146,10 +158,55 @@ def header_part(line: str) -> tuple[list[str], list[str]] | None:
     return years, others
 
 
+# A group of columns named by its period: "Three Months Ended June 30,", "Fiscal Years Ended".
+_GROUP = re.compile(
+    r"(?:for\s+the\s+)?(?:(?:three|six|nine|twelve|\d+)\s+(?:months|weeks)|(?:fiscal\s+)?"
+    r"(?:quarters?|years?))\s+end(?:ed|ing)(?:\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
+    r"dec)[a-z]*\.?\s+\d{1,2}\b)?",
+    re.IGNORECASE,
+)
+_GROUP_LINES = 6  # lines above a header of years that may name its groups of columns
+
+
+def _period_groups(
+    lines: Sequence[T], i: int, j: int, text: Callable[[T], str], years: list[str]
+) -> tuple[int, list[str]] | None:
+    """(first line, column names) for a header whose years repeat in groups ("2023 2022 2023
+    2022"), each group named by a period on the lines just above or within the header: "Three
+    Months Ended June 30, 2023", …; None unless there is one name per group."""
+    first = i
+    while (
+        first > 0
+        and i - first < _GROUP_LINES
+        and (_GROUP.search(text(lines[first - 1])) or _month_day(text(lines[first - 1])))
+    ):
+        first -= 1
+    words = " ".join(text(line) for line in lines[first:j])
+    groups = [" ".join(m.group(0).split()).rstrip(",") for m in _GROUP.finditer(words)]
+    if len(groups) < 2 or len(years) % len(groups):
+        return None
+    size = len(years) // len(groups)
+    if years != years[:size] * len(groups) or len(set(years[:size])) < size:
+        return None
+    names = [f"{group}, {year}" for group in groups for year in years[:size]]
+    return first, names
+
+
+def _month_day(line: str) -> bool:
+    """A header line naming a month and day only ("June 30,")."""
+    part = header_part(line)
+    return part is not None and not part[0]
+
+
 def rows_of(line: str, width: int) -> list[_Row] | None:
     """The rows on one line: each label followed by `width` figures; a last label without its
     figures (they are on the next line, or it heads a section); None for a line of prose."""
-    tokens = [t for t in _LEADER.sub(" ", line).split() if t not in _CURRENCY]
+    tokens: list[str] = []
+    for token in _LEADER.sub(" ", line).split():
+        if token == "%" and tokens and _VALUE.match(tokens[-1]):
+            tokens[-1] += "%"  # "96 %": one figure
+        elif token not in _CURRENCY:
+            tokens.append(token)
     rows: list[_Row] = []
     label: list[str] = []
     i = 0
