@@ -92,6 +92,19 @@ def test_years_repeated_under_their_periods_are_named_by_them() -> None:
     assert gaming["Slot handle"] == ("6,771", "7,102", "13,770", "13,764")
 
 
+def test_a_ruled_statement_takes_its_title_and_its_grouped_years_from_above() -> None:
+    # MGM's Q2 2023 10-Q: "CONSOLIDATED STATEMENTS OF OPERATIONS" over "(Unaudited)", "Three
+    # Months Ended", "June 30,"…: the ruled grid began at "Revenues" and had no title.
+    (operations,) = tables("MGMRESORTS_2023Q2_10Q.pdf", range(4, 6), 1)
+    assert "CONSOLIDATED STATEMENTS OF OPERATIONS" in operations["caption"][0]
+    assert operations["header"][1:3] == (
+        "Three Months Ended June 30, 2023",
+        "Three Months Ended June 30, 2022",
+    )
+    assert operations["Revenues"] == ("", "", "", "")
+    assert operations["Operating income"] == ("371,378", "2,381,451", "1,102,217", "2,487,239")
+
+
 def test_figures_inside_a_label_are_not_its_columns() -> None:
     *_, comprehensive = tables("AMAZON_2017_10K.pdf", range(37, 41), 3)
     label = "Foreign currency translation adjustments, net of tax of $10, $(49), and $5"

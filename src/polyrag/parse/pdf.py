@@ -35,7 +35,7 @@ from polyrag.errors import (
 from polyrag.parse.base import Document, Layout
 from polyrag.parse.ocr import Ocr, OcrResult
 from polyrag.parse.pdf_grids import grid_at, with_grids
-from polyrag.parse.pdf_statements import header_part, with_statements
+from polyrag.parse.pdf_statements import header_part, period_groups, with_statements
 from polyrag.parse.pdf_tables import PdfTable, PdfTables, with_tables
 from polyrag.parse.protected import WRONG_PASSWORD_HINT
 from polyrag.parse.tables import TABLE_TOP
@@ -557,10 +557,12 @@ class _Headings:
         self._joining = False
 
     def blocks(self, page: int, group: list[_Line]) -> list[Block]:
-        """The paragraph's blocks: a heading set over its unit ("CONSOLIDATED BALANCE SHEETS"
-        over "(Amounts in millions, except share data)") is a heading and a line of text."""
+        """The paragraph's blocks: a heading set over its unit or period ("CONSOLIDATED
+        BALANCE SHEETS" over "(Amounts in millions, except share data)"; "CONSOLIDATED
+        STATEMENTS OF OPERATIONS" over "(Unaudited)", "Three Months Ended", "June 30,") is a
+        heading and a line of text."""
         head = group
-        while len(head) > 1 and head[-1].text.lstrip().startswith("("):
+        while len(head) > 1 and _table_top(head[-1].text):
             head = head[:-1]
         if len(head) < len(group) and self._is_heading(head, _reflow(head)):
             return [self.block(page, head), self.block(page, group[len(head) :])]
@@ -601,6 +603,14 @@ class _Headings:
         larger = self.body > 0 and min(line.size for line in group) >= 1.15 * self.body
         capitals = sum(char.isupper() for char in text) >= 0.7 * letters
         return bold or larger or (self.leading and capitals)
+
+
+def _table_top(line: str) -> bool:
+    """A line between a table's title and its rows: its unit or a note in parentheses, its
+    period ("Three Months Ended"), or a month and day of it ("June 30,")."""
+    text = " ".join(line.split())
+    part = header_part(text)
+    return text.startswith("(") or bool(TABLE_TOP.match(text)) or (part is not None and not part[0])
 
 
 def _weighted_median(values: list[tuple[float, int]]) -> float:
@@ -939,10 +949,13 @@ _HEADER_REACH = 40.0  # points above a ruled table searched for the years that h
 def _years_above(table: PdfTable, lines: list[_Line]) -> PdfTable:
     """A ruled table whose figures start on its first row takes the years printed just above
     its grid ("2020 2019 2018", or "November 27," over "2015"), when they are as many as its
-    figure columns and all different; otherwise it stays without a header."""
+    figure columns and all different — or repeated under the periods that group them
+    ("Three Months Ended June 30," and "Six Months Ended June 30," over "2023 2022 2023
+    2022"); otherwise it stays without a header."""
     x0, _bottom, x1, top = table.bbox
     years: list[str] = []
-    for line in lines:  # top to bottom
+    header: list[int] = []  # the lines that hold them
+    for k, line in enumerate(lines):  # top to bottom
         box = _box(line)
         if box is None or not (top - 1 <= box[1] <= top + _HEADER_REACH):
             continue
@@ -951,8 +964,14 @@ def _years_above(table: PdfTable, lines: list[_Line]) -> PdfTable:
         part = header_part(line.text)
         if part is not None:
             years += part[0]
-    if len(years) != table.columns - 1 or len(set(years)) != len(years):
+            header.append(k)
+    if len(years) != table.columns - 1:
         return table
+    if len(set(years)) != len(years):
+        grouped = period_groups(lines, header[0], header[-1] + 1, lambda line: line.text, years)
+        if grouped is None:
+            return table
+        years = grouped[1]
     return table.with_header(["", *years])
 
 

@@ -104,7 +104,7 @@ def _statement_at(
     if len(set(years)) < len(years):
         # "Three Months Ended / Six Months Ended" over "2023 2022 2023 2022": each group's
         # name goes with its years; without the names the columns cannot be told apart.
-        grouped = _period_groups(lines, i, j, text, years)
+        grouped = period_groups(lines, i, j, text, years)
         if grouped is None:
             return None
         first, years = grouped
@@ -168,7 +168,7 @@ _GROUP = re.compile(
 _GROUP_LINES = 6  # lines above a header of years that may name its groups of columns
 
 
-def _period_groups(
+def period_groups(
     lines: Sequence[T], i: int, j: int, text: Callable[[T], str], years: list[str]
 ) -> tuple[int, list[str]] | None:
     """(first line, column names) for a header whose years repeat in groups ("2023 2022 2023
