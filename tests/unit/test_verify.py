@@ -275,3 +275,20 @@ def test_a_place_is_an_answer_when_the_question_asks_for_one() -> None:
         question="Which exhibit holds the form of restricted stock unit agreement?",
     )
     assert not verdict.refused
+
+
+GROWTH = "Jordan Brand revenues rose 15% to $5,108 million in fiscal 2021 from $4,006 million."
+
+
+def test_a_rate_does_not_answer_an_amount_or_a_count() -> None:
+    evidence = [item(1, GROWTH)]
+    reply = "Jordan Brand revenues rose 15% in fiscal 2021 [1]."
+    rate = "By what percentage did Jordan Brand revenues rise in fiscal 2021?"
+    assert not verify(reply, evidence, question=rate).refused  # a rate answers a rate
+    amount = "By how much did Jordan Brand revenues rise in fiscal 2021, in millions of dollars?"
+    assert verify(reply, evidence, question=amount).refused
+    count = "How many pairs of Jordan Brand shoes were sold in fiscal 2021?"
+    assert verify(reply.replace("15%", "15 percent"), evidence, question=count).refused
+    # The amount itself stands, with its rate beside it.
+    both = "Jordan Brand revenues rose 1,102 million, or 15%, in fiscal 2021 [1]."
+    assert not verify(both, evidence, arithmetic=True, question=amount).refused

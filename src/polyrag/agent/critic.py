@@ -15,13 +15,19 @@ from typing import Literal
 import sqlglot
 from sqlglot import exp
 
-from polyrag.agent.questions import ASKS_RELATIVE
 from polyrag.agent.route import MORE_THAN
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.agent.tools.calculator import FREE_CONSTANTS
 from polyrag.answer.citations import MONTHS
 from polyrag.answer.evidence import content_words
-from polyrag.answer.numbers import numbers_in_text, same_number, show
+from polyrag.answer.numbers import (
+    ASKS_AMOUNT,
+    ASKS_POINTS,
+    ASKS_RELATIVE,
+    numbers_in_text,
+    same_number,
+    show,
+)
 from polyrag.chunk.figures import pipe_tables, read_row_sentence
 from polyrag.types import Chunk
 
@@ -32,7 +38,6 @@ _HOW_MANY = re.compile(r"\bhow many ((?:[\w'-]+ ?){1,4})", re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-.'][a-z0-9]+)*")
 _PERCENT = re.compile(r"\bpercent|%|per cent", re.IGNORECASE)
 # Percentage points (or basis points) between two shares: a difference, not a relative change.
-_POINTS = re.compile(r"\b(?:percentage|basis) points?\b|\bpp\b", re.IGNORECASE)
 _GENERIC = frozenset(
     {
         "value", "values", "number", "numbers", "total", "amount", "year", "years", "many",
@@ -472,7 +477,7 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "the question asks for an average: add the values and divide by how many there "
             "are, (a + b) / 2",
         )
-    if _POINTS.search(question) and re.search(r"/|\*\s*100\b", expression):
+    if ASKS_POINTS.search(question) and re.search(r"/|\*\s*100\b", expression):
         return Review(
             "repair",
             "the question asks for percentage points: the difference of the two percentages, "
@@ -489,7 +494,7 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
         )
     if (
         _PERCENT.search(question)
-        and not _POINTS.search(question)
+        and not ASKS_POINTS.search(question)
         and "÷" not in outcome.formula
         and "/" not in outcome.formula
     ):
@@ -632,11 +637,6 @@ def _said_only_after(label: str, named: str, asked: str) -> bool:
     return bool(said) and all(asked[:start].endswith(f"{named} ") for start in said)
 
 
-# An amount asked in money or in units of a currency: "in thousands of dollars", "in CHF".
-_AMOUNT = re.compile(
-    r"\bin (?:thousands|millions|billions)\b|\b(?:dollars|usd|euros?|eur|chf|pounds)\b|\$",
-    re.IGNORECASE,
-)
 _WRITTEN_NUMBER = re.compile(r"(?<![\w.])\(?[$€£]?\s?\d[\d,]*(?:\.\d+)?\)?(\s?(?:%|percent\b))?")
 
 
@@ -645,7 +645,9 @@ def _shares_for_an_amount(
 ) -> list[str]:
     """The operands the sources write only as percentages ("decreased 77%"), when the question
     asks for an amount ("by how much … in thousands of dollars") and for no rate or share."""
-    if not _AMOUNT.search(question) or ASKS_RELATIVE.search(question) or _POINTS.search(question):
+    if not ASKS_AMOUNT.search(question) or ASKS_RELATIVE.search(question):
+        return []
+    if ASKS_POINTS.search(question):
         return []
     written: dict[float, set[bool]] = {}
     for chunk in chunks:

@@ -23,10 +23,6 @@ _COMPARING = frozenset(
 )  # fmt: skip
 _CONNECTORS = frozenset({"of", "the", "de", "von", "van", "for", "and"})
 # A question asking for a rate, a share or a ratio rather than an amount.
-ASKS_RELATIVE = re.compile(
-    r"\bpercent|%|per cent|\bratio\b|\bproportion\b|\brate\b|\bgrowth\b|\bshare\b|\btimes\b",
-    re.IGNORECASE,
-)
 _QUOTED = re.compile(r'"([^"]+)"')  # a quoted title is one of the question's names
 QUESTION_WORDS = frozenset(
     {

@@ -5,6 +5,31 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+# What a question asks for, as far as numbers go. A rate or a share ("percent", "ratio",
+# "growth"); percentage points between two rates; an amount in money or in a currency's
+# units ("in thousands of dollars", "in CHF"); a count of things ("how many stores").
+ASKS_RELATIVE = re.compile(
+    r"\bpercent|%|per cent|\bratio\b|\bproportion\b|\brate\b|\bgrowth\b|\bshare\b|\btimes\b",
+    re.IGNORECASE,
+)
+ASKS_POINTS = re.compile(r"\b(?:percentage|basis) points?\b|\bpp\b", re.IGNORECASE)
+ASKS_AMOUNT = re.compile(
+    r"\bin (?:thousands|millions|billions)\b|\b(?:dollars|usd|euros?|eur|chf|pounds)\b|\$",
+    re.IGNORECASE,
+)
+_ASKS_COUNT = re.compile(r"\bhow many\b", re.IGNORECASE)
+
+
+def asks_quantity(question: str) -> bool:
+    """Whether the question asks for an amount of money or a count of things, and for no rate,
+    share or percentage points: a percentage does not answer it."""
+    return bool(
+        (ASKS_AMOUNT.search(question) or _ASKS_COUNT.search(question))
+        and not ASKS_RELATIVE.search(question)
+        and not ASKS_POINTS.search(question)
+    )
+
+
 # A decimal comma, as most of Europe writes: "15,50", "1.234,56" (a comma before three digits
 # separates thousands: "1,577").
 _DECIMAL_COMMA = r"\d{1,3}(?:\.\d{3})*,\d{1,2}(?!\d)"

@@ -31,6 +31,7 @@ from polyrag.answer.citations import (
 from polyrag.answer.evidence import Evidence, content_words, named_numbers
 from polyrag.answer.numbers import (
     IN_TEXT,
+    asks_quantity,
     decimals,
     numbers_in_text,
     parse_number,
@@ -148,6 +149,10 @@ def verify(
         [] if arithmetic else [name for name in _names(question) if _letters(name) not in letters]
     )
     place_asked = bool(_ASKS_PLACE.search(question))
+    # An amount of money or a count asked ("in millions of dollars", "how many pairs"): a
+    # sentence that gives only rates answers something else ("grew by 15%").
+    quantity_asked = asks_quantity(question)
+    restated = set(written_numbers([question]))
     kept: list[str] = []
     gaps: list[str] = []
     pointers: list[str] = []
@@ -168,6 +173,7 @@ def verify(
             any(year.search(sentence) for year in unseen)
             or any(value in unnamed for value, _ in written)
             or any(_says(sentence, name) for name in unwritten)
+            or (quantity_asked and _only_rates(sentence, restated))
         ):
             withdrawn.append(sentence)
             claims_withdrawn = True
@@ -336,6 +342,17 @@ def _numbers_of(sentence: str) -> list[tuple[float, int]]:
             continue
         out.append((value, decimals(raw)))
     return out
+
+
+def _only_rates(sentence: str, restated: set[float]) -> bool:
+    """Whether every number of the sentence the question does not write is a percentage."""
+    body = MARKER.sub(" ", sentence)
+    rates = [
+        match.group(0).endswith("%") or body[match.end() :].lstrip().lower().startswith("percent")
+        for match in IN_TEXT.finditer(body)
+        if text_number(match.group(0)) not in restated
+    ]
+    return bool(rates) and all(rates)
 
 
 _SUM_PART = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)|\s([+−-])\s")

@@ -27,11 +27,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from polyrag.agent.questions import ASKS_RELATIVE
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.agent.tools.sql import cited_rows
 from polyrag.answer.evidence import content_words, stems
-from polyrag.answer.numbers import parse_number
+from polyrag.answer.numbers import ASKS_RELATIVE, parse_number
 from polyrag.chunk.figures import pipe_tables, read_row_sentence
 from polyrag.index.tables.base import SourceTable
 from polyrag.types import Chunk
