@@ -94,3 +94,8 @@ def test_form_names_are_not_searched_for(question: str, searched: str) -> None:
 )
 def test_the_clause_naming_the_document_is_left_out(question: str, searched: str) -> None:
     assert without_attribution(question) == searched
+
+
+def test_a_clause_that_names_no_document_is_kept() -> None:
+    question = "In the form of cash dividends, how much did Apple pay in 2019?"
+    assert without_attribution(question) == question

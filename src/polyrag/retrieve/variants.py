@@ -87,7 +87,7 @@ def without_form_names(question: str) -> str:
 # "Per PepsiCo's Q1 2023 earnings release, …", "…, according to its 2020 annual report?").
 _DOCUMENT = (
     r"(?:10-?K|10-?Q|8-?K|20-?F|annual\s+report|quarterly\s+report|earnings\s+(?:release|report)|"
-    r"press\s+release|filing|report|release|form|proxy(?:\s+statement)?|prospectus)s?"
+    r"press\s+release|filing|report|proxy(?:\s+statement)?|prospectus)s?"
 )
 # Its words: no comma but a date's ("June 30, 2023") or a parenthesis' ("(Item 2, Properties)").
 _PIECE = r"(?:\([^)]*\)|,\s*(?:19|20)\d\d\b|[^,?(])"
