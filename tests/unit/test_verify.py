@@ -287,6 +287,11 @@ def test_a_rate_does_not_answer_an_amount_or_a_count() -> None:
     assert not verify(reply, evidence, question=rate).refused  # a rate answers a rate
     amount = "By how much did Jordan Brand revenues rise in fiscal 2021, in millions of dollars?"
     assert verify(reply, evidence, question=amount).refused
+    # "10-K" writes a 10, not the reply's 10%.
+    ten = "Per Nike's 10-K, by how much did Jordan Brand revenues rise in fiscal 2021, in USD?"
+    assert verify(
+        reply.replace("15%", "10%"), [item(1, GROWTH.replace("15%", "10%"))], question=ten
+    ).refused
     count = "How many pairs of Jordan Brand shoes were sold in fiscal 2021?"
     assert verify(reply.replace("15%", "15 percent"), evidence, question=count).refused
     # The amount itself stands, with its rate beside it.

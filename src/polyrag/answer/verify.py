@@ -345,14 +345,18 @@ def _numbers_of(sentence: str) -> list[tuple[float, int]]:
 
 
 def _only_rates(sentence: str, restated: set[float]) -> bool:
-    """Whether every number of the sentence the question does not write is a percentage."""
+    """Whether the sentence's numbers are percentages, but for those the question writes (its
+    years) — a percentage counts whatever the question writes ("10%" beside "10-K")."""
     body = MARKER.sub(" ", sentence)
     rates = [
-        match.group(0).endswith("%") or body[match.end() :].lstrip().lower().startswith("percent")
+        (match.group(0).endswith("%") or body[match.end() :].lstrip().lower().startswith("percent"))
         for match in IN_TEXT.finditer(body)
-        if text_number(match.group(0)) not in restated
     ]
-    return bool(rates) and all(rates)
+    values = [text_number(match.group(0)) for match in IN_TEXT.finditer(body)]
+    kept = [
+        rate for rate, value in zip(rates, values, strict=True) if rate or value not in restated
+    ]
+    return bool(kept) and all(kept)
 
 
 _SUM_PART = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)|\s([+−-])\s")
