@@ -348,14 +348,12 @@ def _only_rates(sentence: str, restated: set[float]) -> bool:
     """Whether the sentence's numbers are percentages, but for those the question writes (its
     years) — a percentage counts whatever the question writes ("10%" beside "10-K")."""
     body = MARKER.sub(" ", sentence)
-    rates = [
-        (match.group(0).endswith("%") or body[match.end() :].lstrip().lower().startswith("percent"))
-        for match in IN_TEXT.finditer(body)
-    ]
-    values = [text_number(match.group(0)) for match in IN_TEXT.finditer(body)]
-    kept = [
-        rate for rate, value in zip(rates, values, strict=True) if rate or value not in restated
-    ]
+    kept = []
+    for match in IN_TEXT.finditer(body):
+        raw = match.group(0)
+        rate = raw.endswith("%") or body[match.end() :].lstrip().lower().startswith("percent")
+        if rate or text_number(raw) not in restated:
+            kept.append(rate)
     return bool(kept) and all(kept)
 
 

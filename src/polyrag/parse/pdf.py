@@ -35,7 +35,7 @@ from polyrag.errors import (
 from polyrag.parse.base import Document, Layout
 from polyrag.parse.ocr import Ocr, OcrResult
 from polyrag.parse.pdf_grids import grid_at, with_grids
-from polyrag.parse.pdf_statements import header_part, period_groups, with_statements
+from polyrag.parse.pdf_statements import header_part, month_day, period_groups, with_statements
 from polyrag.parse.pdf_tables import PdfTable, PdfTables, with_tables
 from polyrag.parse.protected import WRONG_PASSWORD_HINT
 from polyrag.parse.tables import TABLE_TOP
@@ -609,8 +609,7 @@ def _table_top(line: str) -> bool:
     """A line between a table's title and its rows: its unit or a note in parentheses, its
     period ("Three Months Ended"), or a month and day of it ("June 30,")."""
     text = " ".join(line.split())
-    part = header_part(text)
-    return text.startswith("(") or bool(TABLE_TOP.match(text)) or (part is not None and not part[0])
+    return bool(TABLE_TOP.match(text)) or month_day(text)  # TABLE_TOP takes "(…)" lines too
 
 
 def _weighted_median(values: list[tuple[float, int]]) -> float:

@@ -178,7 +178,7 @@ def period_groups(
     while (
         first > 0
         and i - first < _GROUP_LINES
-        and (_GROUP.search(text(lines[first - 1])) or _month_day(text(lines[first - 1])))
+        and (_GROUP.search(text(lines[first - 1])) or month_day(text(lines[first - 1])))
     ):
         first -= 1
     words = " ".join(text(line) for line in lines[first:j])
@@ -192,7 +192,7 @@ def period_groups(
     return first, names
 
 
-def _month_day(line: str) -> bool:
+def month_day(line: str) -> bool:
     """A header line naming a month and day only ("June 30,")."""
     part = header_part(line)
     return part is not None and not part[0]
