@@ -222,6 +222,17 @@ class Chunk:
         embedded anew, because the heading is part of what was embedded."""
         return hashlib.sha256(self.embedded_text.encode("utf-8")).hexdigest()
 
+    @property
+    def keyword_text(self) -> str:
+        """What BM25 reads: the headings the text does not already open with, then the text.
+
+        A chunk deep in a section still matches the words of its title ("Consolidated
+        Statements of Cash Flows", an abstract's title over its third chunk), as its vector
+        does; a heading the chunk's own text starts with is not counted twice.
+        """
+        headings = [h for h in self.locator.heading_path if h and not self.text.startswith(h)]
+        return "\n".join([*headings, self.text])
+
 
 @dataclass(frozen=True)
 class Filter:

@@ -1,5 +1,6 @@
-"""An index written before chunks had `anchor`, `embed_model` and `printed_page` columns still
-opens, reads and takes writes; its vectors, of a model it never named, are not reused."""
+"""An index written before chunks had `anchor`, `embed_model`, `printed_page` and `keyword_text`
+columns still opens, reads and takes writes; its vectors, of a model it never named, are not
+reused; its BM25 index over the text alone is replaced by one over `keyword_text`."""
 
 from __future__ import annotations
 
@@ -12,13 +13,13 @@ import numpy as np
 import pyarrow as pa
 
 from polyrag.index.store.lance_rows import rows_table, table_schema
-from polyrag.index.store.lancedb import TABLE, LanceStore
+from polyrag.index.store.lancedb import FTS_CONFIG, FTS_INDEX, TABLE, LanceStore
 from polyrag.types import Chunk, Filter, Locator, Modality
 
 DIM = 8
 
 
-ADDED = ["anchor", "embed_model", "printed_page"]
+ADDED = ["anchor", "embed_model", "printed_page", "keyword_text"]
 
 
 def old_schema() -> pa.Schema:
@@ -96,3 +97,29 @@ def test_an_old_index_opened_by_many_searches_at_once_is_upgraded_once(tmp_path:
             store.close()
     names = lancedb.connect(str(path)).open_table(TABLE).schema.names
     assert set(ADDED) <= set(names)
+
+
+def test_a_bm25_index_over_the_text_alone_is_replaced_when_the_index_opens(
+    tmp_path: Path,
+) -> None:
+    """Searches of an upgraded index find a chunk by the words of its text at once, through an
+    index over `keyword_text` (filled with the text until a chunk is written again), and a
+    chunk written since by its headings too."""
+    path = tmp_path / "index"
+    headed = [chunk(i, locator=Locator(page=1, heading_path=("Cash Flows",))) for i in range(3)]
+    rows = rows_table(headed, vectors(3), table_schema(DIM), "test-random")
+    old = lancedb.connect(str(path)).create_table(
+        TABLE, data=rows.drop_columns(ADDED).cast(old_schema()), schema=old_schema()
+    )
+    old.create_index("text", config=FTS_CONFIG, name="text_idx")
+
+    store = LanceStore(path, DIM, model="test-random")
+    try:
+        assert [hit.chunk.chunk_id for hit in store.keyword_search("text 1", 1)] == ["old-1"]
+        assert store.keyword_search("flows", 3) == []  # written before headings were read
+        store.replace([headed[2]], vectors(1))
+        assert [hit.chunk.chunk_id for hit in store.keyword_search("flows", 3)] == ["old-2"]
+    finally:
+        store.close()
+    indexes = {index.name for index in lancedb.connect(str(path)).open_table(TABLE).list_indices()}
+    assert FTS_INDEX in indexes and "text_idx" not in indexes

@@ -8,7 +8,7 @@ from polyrag.chunk.chunker import Chunker
 from polyrag.chunk.figures import lead_in
 from polyrag.chunk.sentences import sentence_spans
 from polyrag.settings import ChunkSettings
-from polyrag.types import Block, BlockKind, Locator, Modality, Source
+from polyrag.types import Block, BlockKind, Chunk, Locator, Modality, Source
 
 
 class WordCounter:
@@ -419,3 +419,16 @@ def test_pipe_tables_reads_each_table_as_written() -> None:
     assert second.rows == (("Canada", "160"),)
     assert pipe_tables(text.splitlines()[:3]) == [first.__class__(first.header, ())]
     assert pipe_tables("no table here") == []
+
+
+def test_bm25_reads_the_headings_a_chunk_does_not_open_with() -> None:
+    heading_path = ("Annual Report", "Statements of Cash Flows")
+    row = Chunk(
+        "c1", "s", "/r.pdf", "Purchases of equipment 1,577", Locator(heading_path=heading_path)
+    )
+    assert (
+        row.keyword_text == "Annual Report\nStatements of Cash Flows\nPurchases of equipment 1,577"
+    )
+    opening = Chunk("c2", "s", "/r.pdf", "Statements of Cash Flows\nYears ended", row.locator)
+    assert opening.keyword_text == "Annual Report\nStatements of Cash Flows\nYears ended"
+    assert Chunk("c3", "s", "/r.txt", "Plain.", Locator()).keyword_text == "Plain."

@@ -1,9 +1,10 @@
 """`polyrag eval retrieval`: BM25, dense and hybrid quality on a BEIR-format dataset.
 
-The corpus is indexed into its own folder under the polyrag home, keyed by the corpus content
-and the chunker and embedder versions, so a second run reuses it. Each document is chunked
-like any source (title as heading, then the text); a query ranks documents by their best
-chunk (`per_source` search), with enough candidates that 100 documents can be ranked.
+The corpus is indexed into its own folder under the polyrag home, keyed by the corpus content,
+the chunker and embedder versions and the table's columns, so a second run reuses it. Each
+document is chunked like any source (title as heading, then the text); a query ranks documents
+by their best chunk (`per_source` search), with enough candidates that 100 documents can be
+ranked.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from polyrag.chunk.chunker import Chunker
 from polyrag.eval.beir import BeirDataset, BeirDocument
 from polyrag.eval.ranking import METRICS, score_ranking
 from polyrag.index.embed.base import Embedder
+from polyrag.index.store.lance_rows import table_schema
 from polyrag.index.store.lancedb import LanceStore
 from polyrag.retrieve.base import SearchMode
 from polyrag.retrieve.hybrid import HybridRetriever
@@ -133,8 +135,10 @@ def corpus_index(
     """The dataset's index under the home, built unless a complete one is already there."""
     chunker = Chunker(embedder, settings.chunk)
     corpus_sha = _file_sha256(dataset.corpus_path)
+    # The table's columns too: an index of an older layout (BM25 over the text alone) is rebuilt.
+    columns = ",".join(table_schema(embedder.dim).names)
     key = hashlib.sha256(
-        f"{corpus_sha}|{chunker.version}|{embedder.model_id}".encode()
+        f"{corpus_sha}|{chunker.version}|{embedder.model_id}|{columns}".encode()
     ).hexdigest()[:12]
     folder = Path(settings.home) / "eval" / f"{dataset.name}-{key}"
     stamp = folder / "complete.json"

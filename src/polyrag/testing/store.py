@@ -239,7 +239,7 @@ class ReplaceVisibilityContract(StoreFixtures):
 
 
 class KeywordSearchContract(StoreFixtures):
-    """BM25 over chunk text."""
+    """BM25 over each chunk's headings and text (`Chunk.keyword_text`)."""
 
     # -- keyword search -----------------------------------------------------------------------
 
@@ -263,6 +263,19 @@ class KeywordSearchContract(StoreFixtures):
     def test_keyword_survives_punctuation(self, store: Store, library: dict, query: str) -> None:
         hits = store.keyword_search(query, 3)
         assert hits and hits[0].chunk.chunk_id == "tables#0"
+
+    def test_keyword_reads_the_headings_over_a_chunk(self, store: Store) -> None:
+        """A row deep in a statement matches the statement's title, which only its heading
+        path holds; the chunk's text comes back as it was, without the headings."""
+        chunks, vectors = document("statement", ["Purchases of equipment 1,577 1,373"], seed=5)
+        row = dataclasses.replace(
+            chunks[0],
+            locator=Locator(page=9, heading_path=("Annual Report", "Statements of Cash Flows")),
+        )
+        other, other_vectors = document("notes", ["Cash was counted twice a day."], seed=6)
+        store.replace([row, *other], np.vstack([vectors, other_vectors]))
+        [first, *_] = store.keyword_search("statements of cash flows", 2)
+        assert first.chunk == row
 
     @pytest.mark.parametrize("query", ["", "   ", "?!", "\"'", "-- ; */"])
     def test_keyword_without_terms_is_empty(self, store: Store, library: dict, query: str) -> None:

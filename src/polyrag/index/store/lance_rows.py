@@ -30,6 +30,8 @@ ADDED_COLUMNS = {
     "anchor": "CAST(NULL AS INT)",
     "embed_model": "CAST('' AS STRING)",
     "printed_page": "CAST(NULL AS INT)",
+    # Rows written before BM25 read headings keep their text alone until written again.
+    "keyword_text": "text",
 }
 
 
@@ -40,6 +42,7 @@ def table_schema(dim: int) -> pa.Schema:
             pa.field("source_id", pa.string(), nullable=False),
             pa.field("path", pa.string()),
             pa.field("text", pa.string()),
+            pa.field("keyword_text", pa.string()),  # Chunk.keyword_text: what BM25 reads
             pa.field("text_sha256", pa.string()),
             pa.field("embed_model", pa.string()),
             pa.field("locator", pa.string()),  # Locator.to_json()
@@ -68,6 +71,7 @@ def rows_table(
         "source_id": [c.source_id for c in chosen],
         "path": [c.path for c in chosen],
         "text": [c.text for c in chosen],
+        "keyword_text": [c.keyword_text for c in chosen],
         "text_sha256": [c.embedded_sha256 for c in chosen],
         "embed_model": [model] * len(chosen),
         "locator": [c.locator.to_json() for c in chosen],

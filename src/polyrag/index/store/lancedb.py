@@ -66,7 +66,8 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 TABLE = "chunks"
-FTS_INDEX = "text_idx"
+FTS_INDEX = "keyword_text_idx"  # BM25 over Chunk.keyword_text: headings, then the text
+OLD_FTS_INDEXES = ("text_idx",)  # over the text alone, before BM25 read headings
 VECTOR_INDEX_PREFIX = "vector_ivf_sq_"  # + the row count it was trained on
 # B-trees: merge_insert joins on chunk_id; filters, deletes and chunks_of select by source_id;
 # ingestion looks vectors up by text_sha256 (16 ms → 4 ms at 100k rows).
@@ -337,6 +338,7 @@ class LanceStore:
         table = await self._db.open_table(TABLE)
         self._check_dimension(await table.schema())
         await self._add_missing_columns(table)
+        await self._upgrade_keyword_index(table)
         await self._check_model(table)
         return table
 
@@ -359,6 +361,28 @@ class LanceStore:
                     raise
                 await asyncio.sleep(commit_pause(attempt))
 
+    async def _upgrade_keyword_index(self, table: Any) -> None:
+        """An index whose BM25 read the text alone gets one over `keyword_text` in its place
+        (searching an unindexed column would scan every row); as with the columns, another
+        process doing the same first is as good."""
+        names = {index.name for index in await table.list_indices()}
+        old = [name for name in OLD_FTS_INDEXES if name in names]
+        if not old or FTS_INDEX in names:
+            return
+        for attempt in range(COMMIT_ATTEMPTS):
+            try:
+                await table.create_index("keyword_text", config=FTS_CONFIG, name=FTS_INDEX)
+                for name in old:
+                    await table.drop_index(name)
+                return
+            except Exception as error:
+                if "already exists" in str(error) or "not found" in str(error).lower():
+                    return
+                if attempt == COMMIT_ATTEMPTS - 1 or not is_conflict(error):
+                    raise
+                await asyncio.sleep(commit_pause(attempt))
+                await table.checkout_latest()
+
     async def _writable(self) -> Any:
         table = await self._existing()
         if table is None:
@@ -368,7 +392,7 @@ class LanceStore:
         if not self._indexes_checked:  # once per store: the table may predate an index
             existing = {index.name for index in await table.list_indices()}
             if FTS_INDEX not in existing:
-                await table.create_index("text", config=FTS_CONFIG, name=FTS_INDEX)
+                await table.create_index("keyword_text", config=FTS_CONFIG, name=FTS_INDEX)
             for column in SCALAR_INDEXED:
                 if f"{column}_idx" not in existing:
                     await table.create_index(column, config=BTree(), name=f"{column}_idx")
@@ -522,7 +546,7 @@ def _match(text: str) -> MatchQuery:
     """Any of the query's terms (OR), exact: structured, so nothing in `text` is parsed."""
     return MatchQuery(
         text,
-        "text",
+        "keyword_text",
         boost=1.0,
         fuzziness=0,
         max_expansions=50,

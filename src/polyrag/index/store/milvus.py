@@ -4,9 +4,10 @@ The URI is either a local file path ending in `.db`, which pymilvus opens as Mil
 embedded engine run inside this process: nothing is downloaded or started elsewhere), or the
 address of a Milvus server (`http://host:19530`, with a `token` where it asks for one).
 
-Keyword search is Milvus's own full-text search: a BM25 function turns each chunk's text into
-a sparse vector when it is written, and the query text is scored against those with the BM25
-metric; vector search is by cosine. Filters are Milvus expressions applied before the top k.
+Keyword search is Milvus's own full-text search: a BM25 function turns each chunk's
+`keyword_text` (its headings, then its text) into a sparse vector when it is written, and the
+query text is scored against those with the BM25 metric; vector search is by cosine. Filters
+are Milvus expressions applied before the top k.
 
 What Milvus cannot do atomically, and how it is handled:
 
@@ -65,11 +66,14 @@ for _name in ("pymilvus", "milvus_lite.server_manager", "milvus_lite.adapter"):
 SERVER_SCHEMES = ("http://", "https://", "tcp://", "unix:")
 # The columns a Chunk is rebuilt from. The collection also holds text_sha256 (the sha256 of the
 # embedded text), embed_model (the model that made the vector), page and printed_page (for
-# filtering), the vector and `sparse`: the BM25 function's output, which Milvus fills from `text`.
+# filtering), the vector, `keyword_text` (what BM25 reads) and `sparse`: the BM25 function's
+# output, which Milvus fills from `keyword_text` (from `text` in collections made before it).
 CHUNK_FIELDS = ["chunk_id", "source_id", "path", "text", "locator", "modality", "ordinal", "anchor"]
 SPARSE = "sparse"
 VECTOR = "vector"
 PRINTED = "printed_page"
+KEYWORD = "keyword_text"
+VARCHARS = ("chunk_id", "source_id", "path", "text", "locator", "embed_model")  # checked in size
 MAX_VARCHAR = 65_535  # Milvus's largest VARCHAR, in bytes
 MAX_TOP_K = 16_384  # Milvus's largest limit for one search
 WRITE_BATCH = 512  # rows per upsert request
@@ -180,6 +184,7 @@ class MilvusStore:
         self._open_lock = threading.Lock()
         self._ready = False  # the collection exists, matches this store and is loaded
         self._printed = True  # the collection has the printed page field (older ones lack it)
+        self._keyword = True  # BM25 reads the keyword_text field (older ones read the text)
         self._client: MilvusClient | None = None
         self._turns: _ReadWriteLock | None = None  # Milvus Lite's reads and writes take turns
         if self._lite:
@@ -502,8 +507,9 @@ class MilvusStore:
         schema.add_field("chunk_id", DataType.VARCHAR, is_primary=True, max_length=MAX_VARCHAR)
         schema.add_field("source_id", DataType.VARCHAR, max_length=MAX_VARCHAR)
         schema.add_field("path", DataType.VARCHAR, max_length=MAX_VARCHAR)
+        schema.add_field("text", DataType.VARCHAR, max_length=MAX_VARCHAR)
         schema.add_field(
-            "text",
+            KEYWORD,
             DataType.VARCHAR,
             max_length=MAX_VARCHAR,
             enable_analyzer=True,
@@ -523,7 +529,7 @@ class MilvusStore:
             Function(
                 name="text_bm25",
                 function_type=FunctionType.BM25,
-                input_field_names=["text"],
+                input_field_names=[KEYWORD],
                 output_field_names=[SPARSE],
             )
         )
@@ -552,6 +558,7 @@ class MilvusStore:
         # Collections made before printed page numbers were kept lack the field: they are
         # written and searched without it.
         self._printed = PRINTED in fields
+        self._keyword = KEYWORD in fields
         missing = [name for name in [*CHUNK_FIELDS, "text_sha256", "embed_model", "page", VECTOR]
                    if name not in fields]  # fmt: skip
         if missing:
@@ -633,7 +640,9 @@ class MilvusStore:
             }
             if self._printed:
                 row[PRINTED] = chunk.locator.printed_page
-            for name in ("chunk_id", "source_id", "path", "text", "locator", "embed_model"):
+            if self._keyword:
+                row[KEYWORD] = chunk.keyword_text
+            for name in (*VARCHARS, KEYWORD) if self._keyword else VARCHARS:
                 if len(row[name].encode("utf-8")) > MAX_VARCHAR:
                     raise StoreError(
                         f"chunk {chunk.chunk_id[:200]!r} does not fit the Milvus index at "
