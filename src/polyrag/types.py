@@ -224,14 +224,19 @@ class Chunk:
 
     @property
     def keyword_text(self) -> str:
-        """What BM25 reads: the headings the text does not already open with, then the text.
+        """What BM25 reads: the chunk's nearest heading, unless its text holds it already, then
+        the text.
 
-        A chunk deep in a section still matches the words of its title ("Consolidated
-        Statements of Cash Flows", an abstract's title over its third chunk), as its vector
-        does; a heading the chunk's own text starts with is not counted twice.
+        A chunk deep in a section still matches the words of its title ("Statements of Cash
+        Flows", an abstract's title over its third chunk), as its vector does. Only the nearest
+        heading: the outer ones (a company's name, "Notes to Consolidated Financial
+        Statements") head whole parts of a document, and counting them in every chunk let a
+        10-K's notes outrank its income statement on the company's name.
         """
-        headings = [h for h in self.locator.heading_path if h and not self.text.startswith(h)]
-        return "\n".join([*headings, self.text])
+        nearest = self.locator.heading_path[-1] if self.locator.heading_path else ""
+        if not nearest or nearest.lower() in self.text.lower():
+            return self.text
+        return f"{nearest}\n{self.text}"
 
 
 @dataclass(frozen=True)

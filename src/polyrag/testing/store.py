@@ -239,7 +239,7 @@ class ReplaceVisibilityContract(StoreFixtures):
 
 
 class KeywordSearchContract(StoreFixtures):
-    """BM25 over each chunk's headings and text (`Chunk.keyword_text`)."""
+    """BM25 over each chunk's nearest heading and text (`Chunk.keyword_text`)."""
 
     # -- keyword search -----------------------------------------------------------------------
 

@@ -86,7 +86,7 @@ class Store(Protocol):
     def keyword_search(
         self, query: str, k: int, where: Filter | None = None, *, vector: np.ndarray | None = None
     ) -> list[Hit]:
-        """BM25 over each chunk's `keyword_text` (its headings, then its text), best first;
+        """BM25 over each chunk's `keyword_text` (its nearest heading, then its text), best first;
         `score` is the BM25 score.
 
         Given the query's `vector`, each hit's `vector_similarity` is its stored vector's cosine

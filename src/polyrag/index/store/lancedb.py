@@ -66,7 +66,7 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 TABLE = "chunks"
-FTS_INDEX = "keyword_text_idx"  # BM25 over Chunk.keyword_text: headings, then the text
+FTS_INDEX = "keyword_text_idx"  # BM25 over Chunk.keyword_text: a heading, then the text
 OLD_FTS_INDEXES = ("text_idx",)  # over the text alone, before BM25 read headings
 VECTOR_INDEX_PREFIX = "vector_ivf_sq_"  # + the row count it was trained on
 # B-trees: merge_insert joins on chunk_id; filters, deletes and chunks_of select by source_id;

@@ -5,7 +5,7 @@ embedded engine run inside this process: nothing is downloaded or started elsewh
 address of a Milvus server (`http://host:19530`, with a `token` where it asks for one).
 
 Keyword search is Milvus's own full-text search: a BM25 function turns each chunk's
-`keyword_text` (its headings, then its text) into a sparse vector when it is written, and the
+`keyword_text` (its nearest heading, then its text) into a sparse vector when it is written, and the
 query text is scored against those with the BM25 metric; vector search is by cosine. Filters
 are Milvus expressions applied before the top k.
 
