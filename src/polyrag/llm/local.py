@@ -18,6 +18,7 @@ token) and copied back when their message returns: the same cells its evaluation
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import math
 import os
@@ -237,14 +238,15 @@ class LocalLlamaModel:
             raise ProviderUnavailableError(f"{self.name}: {error}", hint=error.hint) from error
         threads = self._settings.threads or os.cpu_count() or 1
         try:
-            return Llama(
-                model_path=str(path),
-                n_ctx=self._settings.context_window,
-                n_threads=threads,
-                n_threads_batch=threads,
-                flash_attn=True,  # ~15% faster prompt evaluation on CPU, same output
-                verbose=False,
-            )
+            with _without_amx() if _cpu_has_amx() else contextlib.nullcontext():
+                return Llama(
+                    model_path=str(path),
+                    n_ctx=self._settings.context_window,
+                    n_threads=threads,
+                    n_threads_batch=threads,
+                    flash_attn=True,  # ~15% faster prompt evaluation on CPU, same output
+                    verbose=False,
+                )
         except (ValueError, RuntimeError) as error:
             raise ProviderUnavailableError(
                 f"{self.name}: cannot load {path.name}: {_one_line(error)}",
@@ -256,6 +258,43 @@ class LocalLlamaModel:
             if self._path is None:
                 self._path = self._resolve()
             return self._path
+
+
+def _cpu_has_amx(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """Whether the processor reports Intel AMX (Sapphire Rapids and later)."""
+    try:
+        with cpuinfo.open(encoding="utf-8", errors="replace") as lines:
+            flags = next((line for line in lines if line.startswith("flags")), "")
+    except OSError:
+        return False
+    return "amx_int8" in flags.split()
+
+
+_PARAMS_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _without_amx() -> Iterator[None]:
+    """Load the model without llama.cpp's extra CPU buffer types: built on a processor with
+    AMX, its AMX matrix kernels crashed the process (SIGSEGV in ggml_backend_amx_mul_mat, seen
+    on a 2-core VM, llama-cpp-python 0.3.36). `Llama` takes the model parameters from
+    `llama_model_default_params()` and offers no argument for this one, so that function is
+    wrapped while the model loads."""
+    import llama_cpp.llama as module
+
+    with _PARAMS_LOCK:
+        defaults = module.llama_cpp.llama_model_default_params
+
+        def params() -> Any:
+            chosen = defaults()
+            chosen.use_extra_bufts = False
+            return chosen
+
+        module.llama_cpp.llama_model_default_params = params
+        try:
+            yield
+        finally:
+            module.llama_cpp.llama_model_default_params = defaults
 
 
 _KEPT_FIRST_MESSAGES = 8  # system messages whose KV cells are kept (a few MB each)
