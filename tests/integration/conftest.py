@@ -61,13 +61,23 @@ def local_model(qwen_gguf: Path) -> Iterator[LocalLlamaModel]:
     model.close()
 
 
+# `python -m llama_cpp.server`, with the model loaded as polyrag loads it on a processor with AMX
+# (without llama.cpp's AMX kernels, which crashed there).
+_LLAMA_SERVER = """
+import contextlib, runpy
+from polyrag.llm.local import cpu_has_amx, without_amx
+with without_amx() if cpu_has_amx() else contextlib.nullcontext():
+    runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+"""
+
+
 @pytest.fixture(scope="session")
 def llama_server(qwen_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """llama-cpp-python's own server over the Qwen GGUF; yields its base URL (…/v1)."""
     port = free_port()
     log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
     command = [
-        sys.executable, "-m", "llama_cpp.server",
+        sys.executable, "-c", _LLAMA_SERVER,
         "--model", str(qwen_gguf),
         "--host", "127.0.0.1",
         "--port", str(port),

@@ -238,7 +238,7 @@ class LocalLlamaModel:
             raise ProviderUnavailableError(f"{self.name}: {error}", hint=error.hint) from error
         threads = self._settings.threads or os.cpu_count() or 1
         try:
-            with _without_amx() if _cpu_has_amx() else contextlib.nullcontext():
+            with without_amx() if cpu_has_amx() else contextlib.nullcontext():
                 return Llama(
                     model_path=str(path),
                     n_ctx=self._settings.context_window,
@@ -260,7 +260,7 @@ class LocalLlamaModel:
             return self._path
 
 
-def _cpu_has_amx(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+def cpu_has_amx(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
     """Whether the processor reports Intel AMX (Sapphire Rapids and later)."""
     try:
         with cpuinfo.open(encoding="utf-8", errors="replace") as lines:
@@ -274,7 +274,7 @@ _PARAMS_LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
-def _without_amx() -> Iterator[None]:
+def without_amx() -> Iterator[None]:
     """Load the model without llama.cpp's extra CPU buffer types: built on a processor with
     AMX, its AMX matrix kernels crashed the process (SIGSEGV in ggml_backend_amx_mul_mat, seen
     on a 2-core VM, llama-cpp-python 0.3.36). `Llama` takes the model parameters from
