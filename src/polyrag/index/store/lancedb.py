@@ -372,16 +372,19 @@ class LanceStore:
         for attempt in range(COMMIT_ATTEMPTS):
             try:
                 await table.create_index("keyword_text", config=FTS_CONFIG, name=FTS_INDEX)
-                for name in old:
-                    await table.drop_index(name)
-                return
+                break
             except Exception as error:
-                if "already exists" in str(error) or "not found" in str(error).lower():
-                    return
+                if "already exists" in str(error):
+                    break
                 if attempt == COMMIT_ATTEMPTS - 1 or not is_conflict(error):
                     raise
                 await asyncio.sleep(commit_pause(attempt))
                 await table.checkout_latest()
+        for name in old:
+            try:
+                await table.drop_index(name)
+            except Exception as error:  # dropped by another process; else it only takes disk
+                log.info("old BM25 index %s of %s not dropped: %s", name, self.location, error)
 
     async def _writable(self) -> Any:
         table = await self._existing()
