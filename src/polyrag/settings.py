@@ -142,8 +142,9 @@ class AnswerSettings(_Section):
         le=1,
         description="Refuse a looked-up answer when the model, asked whether the sentence it "
         "rests on (or its cited passages) answer the question exactly as asked, gives 'no' at "
-        "least this share of probability (0 turns the check off). Calibrated on 146 SQuAD 2.0 "
-        "questions outside the benchmark's sample.",
+        "least this share of probability (0 turns the check off). Calibrated with `python -m "
+        "bench.calibrate_unanswered` on SQuAD 2.0 questions outside the benchmark's sample: on "
+        "cases 60-300, 0.64 of the unanswerable refused, 0.12 of the answerable.",
     )
     history_turns: int = Field(10, ge=0, description="Chat turns used to rewrite follow-ups.")
     prompt_turns: int = Field(
