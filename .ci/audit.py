@@ -85,7 +85,8 @@ def from_requirements(path: Path) -> list[tuple[str, str]]:
 
 def _get(url: str, timeout: float, tries: int = 3) -> dict[str, object] | None:
     """The JSON at `url`, or None when the registry has no such page (404). A failed
-    connection or a server error is tried again (after 1 s, then 2 s) before it counts."""
+    connection, a server error or a "too many requests" is tried again (after 1 s, then 2 s)
+    before it counts."""
     request = urllib.request.Request(url, headers={"Accept": "application/json"})
     for attempt in range(tries):
         try:
@@ -96,7 +97,7 @@ def _get(url: str, timeout: float, tries: int = 3) -> dict[str, object] | None:
             if error.code == 404:
                 return None
             failure = f"HTTP {error.code}"
-            if error.code < 500:
+            if error.code < 500 and error.code != 429:  # too many requests: wait and retry
                 raise RegistryError(f"{url}: {failure}") from error
         except (urllib.error.URLError, TimeoutError, OSError) as error:
             failure = str(getattr(error, "reason", error))

@@ -48,11 +48,22 @@ PAGES: dict[str, dict[str, object]] = {
     },
     # a project whose release pages this registry does not serve
     "/pypi/only-latest/json": {"info": {"version": "3.0"}, "vulnerabilities": []},
+    "/pypi/busy/1.0/json": {"info": {"version": "1.0"}, "vulnerabilities": []},
 }
+
+
+# Pages that first answer "too many requests" this many times.
+BUSY = {"/pypi/busy/1.0/json": 1}
 
 
 class _Registry(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
+        if BUSY.get(self.path, 0) > 0:
+            BUSY[self.path] -= 1
+            self.send_response(429)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         page = PAGES.get(self.path)
         body = json.dumps(page or {"message": "Not Found"}).encode()
         self.send_response(200 if page else 404)
@@ -75,7 +86,9 @@ def registry() -> Iterator[str]:
     server.server_close()
 
 
-def _run(tmp_path: Path, index: str, requirements: str, accepted: str = "") -> tuple[int, str, str]:
+def _run(
+    tmp_path: Path, index: str, requirements: str, accepted: str = "", tries: int = 1
+) -> tuple[int, str, str]:
     (tmp_path / "req.txt").write_text(requirements)
     (tmp_path / "ignore.toml").write_text(accepted)
     run = subprocess.run(
@@ -91,7 +104,7 @@ def _run(tmp_path: Path, index: str, requirements: str, accepted: str = "") -> t
             "--timeout",
             "10",
             "--tries",
-            "1",
+            str(tries),
         ],
         capture_output=True,
         text=True,
@@ -150,3 +163,9 @@ def test_an_unreachable_registry_is_one_line_and_status_2(tmp_path: Path) -> Non
     assert status == 2 and out == ""
     assert err.startswith("audit: cannot read the package registry: ")
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_busy_registry_is_asked_again(tmp_path: Path, registry: str) -> None:
+    status, out, err = _run(tmp_path, registry, "busy==1.0\n", tries=2)
+    assert status == 0 and err == "", err
+    assert out.splitlines()[-1].startswith("audited 1 of 1 packages")
