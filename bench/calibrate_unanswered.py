@@ -5,12 +5,13 @@ check tells SQuAD 2.0's unanswerable questions from its answerable ones.
 
 Each question of the SQuAD 2.0 sample between --first and --last (by default outside the 60
 that `make bench` asks) is answered by the configured model from its own paragraph, with the
-prompt polyrag uses; a reply that is not a refusal is then weighed as `Steps.answered` weighs it:
-the probability of "no" on the sentence the reply rests on (`answered_sentence`), and on the
-whole passage (`answered`). Printed: how many replies the model itself refused, each check's
-AUC (unanswerable against answerable), and for thresholds around the current one the share of
-unanswerable questions refused against the share of answerable ones. --out keeps every
-question's reply and scores, to try other checks without asking the model again.
+prompt polyrag writes (`Generator.messages`); a reply that is not a refusal (`is_refusal`) is
+then weighed as `Steps.answered` weighs it: the probability of "no" on the sentence the reply
+rests on (`answered_sentence`), and on the whole passage (`answered`). Printed: how many
+replies the model itself refused, each check's AUC (unanswerable against answerable), and for
+thresholds around the current one the share of unanswerable questions refused against the share
+of answerable ones. --out keeps every question's reply and scores, to try other checks without
+asking the model again.
 
 On 240 questions (cases 60-300) the sentence check reached an AUC of 0.83: at 0.38 it refused
 0.64 of the unanswerable at 0.12 of the answerable. The issue's 0.8 at 0.15 would need about 0.9;
@@ -25,15 +26,18 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from polyrag.answer.citations import is_refusal
+from polyrag.answer.evidence import Evidence
+from polyrag.answer.generate import Generator
 from polyrag.answer.prompts import prompt
 from polyrag.answer.resting import resting_sentence
 from polyrag.engine import Engine
 from polyrag.llm.base import GenerationOptions, Message
 from polyrag.llm.fallback import FallbackChain
 from polyrag.settings import load_settings
+from polyrag.types import Chunk, Locator
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "eval"
-REFUSED = "cannot find this information"
 
 
 def auc(positive: list[float], negative: list[float]) -> float:
@@ -58,6 +62,7 @@ class Case:
 
 def ask(
     chat: FallbackChain,
+    generator: Generator,
     options: GenerationOptions,
     index: int,
     item: dict[str, str],
@@ -66,16 +71,10 @@ def ask(
     """One question answered from its paragraph and, unless refused, weighed."""
     context, question = item["context"].strip(), item["question"]
     label = f"squad-{index:04d}.md"
-    user = prompt("question").format(
-        conversation="",
-        fence="calibrate",
-        context=f"[1] ({label})\n{context}",
-        question=question,
-        style="",
-    )
-    messages = [Message("system", prompt("system")), Message("user", user)]
+    paragraph = Chunk(label, label, label, context, Locator())
+    messages = generator.messages(question, [Evidence(1, paragraph, context)])
     reply = "".join(chat.stream(messages, options))
-    case = Case(index, answerable, question, reply, REFUSED in reply)
+    case = Case(index, answerable, question, reply, is_refusal(reply))
     if case.refused:
         return case
     case.sentence = resting_sentence(reply, question, context)
@@ -97,6 +96,7 @@ def main() -> int:
     args = parser.parse_args()
     settings = load_settings(Path("/nonexistent-polyrag-home"))
     chat = Engine(settings).chat
+    generator = Generator(chat, settings.answer)
     items = json.loads((SHARED / "squad2-sample" / "queries.json").read_text())["queries"]
     truth = json.loads((SHARED / "squad2-sample" / "ground_truth.json").read_text())
     options = GenerationOptions(max_tokens=settings.answer.max_answer_tokens, temperature=0.0)
@@ -104,7 +104,7 @@ def main() -> int:
     for index in range(args.first, min(args.last, len(items))):
         item = items[index]
         possible = not truth[item["id"]].get("is_impossible", False)
-        case = ask(chat, options, index, item, possible)
+        case = ask(chat, generator, options, index, item, possible)
         cases.append(case)
         weighed = "refused" if case.refused else f"no {case.no_sentence}"
         print(f"case {index}: {weighed}", file=sys.stderr, flush=True)
