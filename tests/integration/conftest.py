@@ -64,9 +64,9 @@ def local_model(qwen_gguf: Path) -> Iterator[LocalLlamaModel]:
 # `python -m llama_cpp.server`, with the model loaded as polyrag loads it on a processor with AMX
 # (without llama.cpp's AMX kernels, which crashed there).
 _LLAMA_SERVER = """
-import contextlib, runpy
-from polyrag.llm.local import cpu_has_amx, without_amx
-with without_amx() if cpu_has_amx() else contextlib.nullcontext():
+import runpy
+from polyrag.llm.local import loading_guard
+with loading_guard():
     runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 """
 

@@ -238,7 +238,7 @@ class LocalLlamaModel:
             raise ProviderUnavailableError(f"{self.name}: {error}", hint=error.hint) from error
         threads = self._settings.threads or os.cpu_count() or 1
         try:
-            with without_amx() if cpu_has_amx() else contextlib.nullcontext():
+            with loading_guard():
                 return Llama(
                     model_path=str(path),
                     n_ctx=self._settings.context_window,
@@ -268,6 +268,11 @@ def cpu_has_amx(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
     except OSError:
         return False
     return "amx_int8" in flags.split()
+
+
+def loading_guard() -> contextlib.AbstractContextManager[None]:
+    """What a model is loaded under on this processor: `without_amx` where it reports AMX."""
+    return without_amx() if cpu_has_amx() else contextlib.nullcontext()
 
 
 _PARAMS_LOCK = threading.Lock()
