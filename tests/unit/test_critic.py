@@ -93,6 +93,26 @@ def test_operands_from_passages_about_something_else_are_repaired() -> None:
     assert review("By how much did the duck count change?", calc, []).verdict == "repair"
 
 
+def test_rows_are_read_with_the_title_of_their_sheet() -> None:
+    """A spreadsheet's rows rarely repeat what the sheet is about: "Budget" titles them."""
+    rows = "Row 4: Department is Marketing, 2023 is 450000, 2024 is 540000"
+    sheet = Chunk(
+        "b", "s1", "/d/staff.xlsx", rows, Locator(sheet="Budget", heading_path=("Budget",))
+    )
+    calc = calculation("540000 - 450000", "540,000 − 450,000 = 90,000", sheet)
+    question = "By how much did the Marketing budget change from 2023 to 2024?"
+    assert review(question, calc, []).verdict == "accept"
+    elsewhere = Chunk(
+        "b", "s1", "/d/staff.xlsx", rows, Locator(sheet="Staff", heading_path=("Staff",))
+    )
+    assert (
+        review(
+            question, calculation("540000 - 450000", "540,000 − 450,000 = 90,000", elsewhere), []
+        ).verdict
+        == "repair"
+    )
+
+
 def test_a_source_number_shifted_by_a_constant_is_not_a_calculation() -> None:
     shifted = calculation("2019 - 1", "2019 − 1 = 2018")
     assert review("How many ducks were seen in 2018?", shifted, []).verdict == "discard"

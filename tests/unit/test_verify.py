@@ -132,6 +132,22 @@ def test_a_reply_about_a_year_no_source_writes_is_withdrawn() -> None:
         assert not verify(reply, [source], question=question.replace("2018", "2019")).refused
 
 
+def test_a_reply_about_a_month_no_source_writes_is_withdrawn() -> None:
+    """Rows of January to March and a question about April: the March figure restated for
+    April is no answer. A date's month ("December 31") is not checked: sources write dates
+    in many ways."""
+    rows = "West | January | 1500\nWest | February | 1800\nWest | March | 2200"
+    question = "What was the revenue of the West region in April?"
+    reply = "The revenue of the West region in April was 2200 [1]."
+    assert verify(reply, [item(1, rows)], question=question).refused
+    march = question.replace("April", "March")
+    assert not verify(reply.replace("April", "March"), [item(1, rows)], question=march).refused
+    assert not verify(reply.replace("April", "Mar."), [item(1, rows)], question=march).refused
+    dated = "Total assets as of December 31, 2022 were 2200 [1]."
+    asked = "What were total assets as of December 31, 2022?"
+    assert not verify(dated, [item(1, "Total assets 2022: 2200")], question=asked).refused
+
+
 def test_a_year_in_the_heading_over_a_passage_is_written_by_it() -> None:
     # A sheet's rows under the period printed above their table ("January–June 2023").
     row = "Row 10: Column 1 is Zone EUR, Sales (a) is 9467"

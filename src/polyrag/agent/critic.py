@@ -743,6 +743,13 @@ def _lines(text: str) -> list[tuple[str, str]]:
     ]
 
 
+def _nearest_heading(chunk: Chunk) -> str:
+    """The title of the section, sheet or slide a chunk is in (the innermost only: the outer
+    ones, a filing's company or "Notes to the financial statements", head whole parts)."""
+    path = chunk.locator.heading_path
+    return path[-1] if path else ""
+
+
 def _subject(question: str) -> str:
     """What a calculation is over, as a search in the documents already found: the question's
     words less the operation, the names and the years ("What is the change of IMFT's total
@@ -789,7 +796,13 @@ def _operands_astray(
         for chunk in (*backing, *passages)
         for line, _ in _lines(chunk.text)
     )
-    lines = [pair for chunk in backing for pair in _lines(chunk.text)]
+    # A row is read with its section's title too: a spreadsheet's rows rarely repeat what their
+    # sheet is about ("Budget": "Engineering, 2023 is 1200000, 2024 is 1350000").
+    lines = [
+        (line, f"{_nearest_heading(chunk)} {read}")
+        for chunk in backing
+        for line, read in _lines(chunk.text)
+    ]
     astray = []
     for operand in operands:
         holding = [

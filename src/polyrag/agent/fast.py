@@ -20,7 +20,7 @@ def answer_fast(
     """`hits`: what retrieval already found for the question (auto mode retrieves first)."""
     if hits is None:
         hits = steps.retrieve(standalone, request.where, trace)
-    reason = steps.gate(hits, trace)
+    reason = steps.gate(hits, trace, standalone)
     if reason is not None:
         return refusal(request, trace, reason, mode="fast", standalone=standalone)
     evidence = steps.evidence(standalone, hits, trace)

@@ -356,7 +356,7 @@ class Agent:
         run = runtime.context
         started = now()
         hits = [hit_from_dict(h) for h in state.get("hits", [])]
-        if self.steps.gate(hits, run.trace) is not None:
+        if self.steps.gate(hits, run.trace, state["question"]) is not None:
             return {"next": "refuse"}
         kind = state["kind"]
         done = {t["tool"] for t in state.get("tools", []) if t.get("accepted")}

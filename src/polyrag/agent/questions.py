@@ -263,6 +263,24 @@ def names_in(text: str) -> list[str]:
     return out
 
 
+def names_written(question: str, hits: Sequence[Hit]) -> str:
+    """The question's full names (of two words or more: "Carla Diaz"), quoted, when one of the
+    passages writes every one of them; "" otherwise. A single word ("West", "April") is no
+    evidence: every document has some."""
+    names = [name for name in names_in(question) if len(name.split()) >= 2]
+    if not names:
+        return ""
+    patterns = [
+        re.compile(rf"(?<!\w){re.escape(' '.join(name.split()))}(?!\w)", re.IGNORECASE)
+        for name in names
+    ]
+    for hit in hits:
+        text = " ".join(hit.chunk.text.split())
+        if all(pattern.search(text) for pattern in patterns):
+            return " and ".join(f"'{name}'" for name in names)
+    return ""
+
+
 # -- who is older: birth dates compared by code --------------------------------------------------
 
 AGES = re.compile(

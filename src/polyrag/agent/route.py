@@ -19,8 +19,7 @@ from polyrag.types import Hit, Modality
 
 _AGGREGATE = re.compile(
     r"\b(?:in total|total|sum|altogether|and\b[^?]*?\btogether|combined|average|mean|median|"
-    r"how many (?:\w+ )*?"
-    r"(?:were|are|did|do|does|have|has|had)\b|number of|count|highest|lowest|largest|smallest|"
+    r"how many\b|number of|count|highest|lowest|largest|smallest|"
     r"maximum|minimum|most|fewest|least|greatest)\b",
     re.IGNORECASE,
 )

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from polyrag.agent.questions import names_written
 from polyrag.agent.trace import Trace, now
 from polyrag.answer.evidence import (
     Evidence,
@@ -128,11 +129,19 @@ class Steps:
         )
         return hits
 
-    def gate(self, hits: Sequence[Hit], trace: Trace) -> str | None:
+    def gate(self, hits: Sequence[Hit], trace: Trace, question: str = "") -> str | None:
+        """Refuse when nothing found is close enough to the question, unless a best passage
+        writes the full names the question asks about: a row of a table ("Carla Diaz |
+        Engineering | 105000 | 2015") is far from "When did Carla Diaz start?" as a vector
+        but is the answer."""
         threshold = self.settings.answer.min_similarity
         reason = gate(hits, threshold)
         best = best_similarity(hits)
         summary = f"best similarity {best:.2f} (threshold {threshold:.2f})"
+        named = names_written(question, hits[:_NAMED_HITS]) if reason and question else ""
+        if named:
+            reason = None
+            summary += f", but a passage writes {named} as the question does"
         trace.add(
             "gate",
             summary + (": refused before any model call" if reason else ""),
@@ -377,6 +386,7 @@ def absent_words(question: str, evidence: Sequence[Evidence]) -> list[str]:
 
 
 # Words of how a question asks, not of what it asks about: no source need write them.
+_NAMED_HITS = 3  # the best passages the gate looks for the question's names in
 _ASKING = frozenset(
     {"many", "much", "total", "value", "values", "amount", "number", "year", "years", "month",
      "months", "quarter", "period", "first", "second", "third", "fourth", "last", "most",

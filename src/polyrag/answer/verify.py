@@ -21,6 +21,7 @@ from pathlib import Path
 
 from polyrag.answer.citations import (
     MARKER,
+    MONTHS,
     attribute,
     cited_numbers,
     claims,
@@ -124,6 +125,8 @@ def verify(
     # headings count ("January–June 2023" over a table's rows).
     asked_years = [_written_year(year) for year in dict.fromkeys(_YEAR.findall(question))]
     asked_years += [_written_part(*part) for part in dict.fromkeys(_parts_of_year(question))]
+    # And a month ("the revenue in April" over rows of January to March).
+    asked_years += [_written_month(month) for month in dict.fromkeys(_months_of(question))]
     # The file's name counts too: a quarterly report is often named for its quarter
     # ("BESTBUY_2024Q2_10Q") while its pages say "three months ended".
     headed = [" ".join((*e.chunk.locator.heading_path, Path(e.chunk.path).stem)) for e in evidence]
@@ -248,6 +251,31 @@ def _written_year(year: str) -> re.Pattern[str]:
     """A year as sources write it: 2018, "2 0 1 8" (PDF letter spacing), FY18, '18."""
     spaced = r"\s?".join(year)
     return re.compile(rf"(?<!\d){spaced}(?!\d)|(?:FY|')\s?{year[2:]}(?!\d)", re.IGNORECASE)
+
+
+_MONTH_NAME = re.compile(
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\b"
+)
+
+
+def _months_of(question: str) -> list[str]:
+    """The months a question names as periods of their own ("in April", "Apr."), written out;
+    not a date's month ("December 31, 2022", "June 2023": sources write dates in many ways,
+    and a filing's excerpt may leave its header's date out), nor "May" opening the question."""
+    text = question.strip()
+    return [
+        next(month for month in MONTHS if month.startswith(found.group(0)[:3]))
+        for found in _MONTH_NAME.finditer(text)
+        if not (found.group(0) == "May" and found.start() == 0)
+        and not re.match(r"\.?[,/-]?\s*\d", text[found.end() :])
+    ]
+
+
+def _written_month(month: str) -> re.Pattern[str]:
+    """A month as sources write it: April, APRIL, Apr or Apr.; Sept too."""
+    rest = f"{month[3:]}|t" if month == "September" else month[3:]
+    return re.compile(rf"\b{month[:3]}(?:{rest})?\b", re.IGNORECASE)
 
 
 _PART = re.compile(
