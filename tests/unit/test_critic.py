@@ -77,6 +77,12 @@ def test_a_query_named_after_the_question_over_another_table_is_repaired() -> No
     assert review(question, named, []).verdict == "accept"
 
 
+def test_a_column_named_by_another_form_of_the_word_is_used() -> None:
+    # "started" is the column start_year.
+    query = sql("SELECT name FROM staff ORDER BY start_year DESC LIMIT 1", "name = Eve Novak")
+    assert review("Who started most recently?", query, []).verdict == "accept"
+
+
 def test_a_fitting_query_is_accepted() -> None:
     good = sql("SELECT ducks FROM t WHERE year = 2019", "ducks = 120")
     assert review("How many ducks in 2019?", good, []).verdict == "accept"

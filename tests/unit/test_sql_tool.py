@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+import sqlglot
 
-from polyrag.agent.tools.sql import SqlError, TableDatabase
+from polyrag.agent.tools.sql import SqlError, TableDatabase, _ordering_shown
 from polyrag.chunk.tables import collect_tables
 from polyrag.index.tables.base import SourceTable
 from polyrag.types import Block, BlockKind, Locator, Table
@@ -197,7 +198,7 @@ def test_a_statement_gets_a_view_by_period_cited_as_its_table(database: TableDat
         "SELECT period FROM table_3_by_period WHERE label ILIKE '%net sales%' "
         "ORDER BY value DESC LIMIT 1"
     )
-    assert result.text() == "period = 2019"
+    assert result.text() == "period = 2019, value = 3642"  # what it ranks by is shown too
     (cited,) = result.cited
     assert cited.table.name == "table_3" and cited.rows == (2,)
     assert [c.header for c in cited.columns] == ["Column 1", "2019", "2018"]
@@ -307,3 +308,29 @@ def test_the_row_of_the_largest_value_is_cited_alone(database: TableDatabase) ->
     assert result.text() == "year = 2022"
     (cited,) = result.cited
     assert cited.rows == (8,) and "| 2022 | 170 |" in cited.chunk().text
+
+
+@pytest.mark.parametrize(
+    ("query", "shown"),
+    [
+        (
+            "SELECT department FROM staff GROUP BY department ORDER BY SUM(salary) DESC LIMIT 1",
+            "SELECT department, SUM(salary) FROM staff GROUP BY department ORDER BY SUM(salary) "
+            "DESC LIMIT 1",
+        ),
+        (
+            "SELECT name FROM staff ORDER BY start_year DESC LIMIT 1",
+            "SELECT name, start_year FROM staff ORDER BY start_year DESC LIMIT 1",
+        ),
+        # Already shown (or by its alias), by position, not limited, or DISTINCT: unchanged.
+        ("SELECT name, start_year AS y FROM staff ORDER BY y DESC LIMIT 1", None),
+        ("SELECT name FROM staff ORDER BY 1 LIMIT 2", None),
+        ("SELECT name FROM staff ORDER BY start_year", None),
+        ("SELECT DISTINCT name FROM staff ORDER BY name LIMIT 3", None),
+    ],
+)
+def test_a_ranking_query_shows_what_it_ranks_by(query: str, shown: str | None) -> None:
+    """ "Which department has the highest total salary?" answered "Engineering" alone, and the
+    reply invented the total."""
+    tree = _ordering_shown(sqlglot.parse_one(query, read="duckdb"))
+    assert tree.sql(dialect="duckdb") == (shown or query)

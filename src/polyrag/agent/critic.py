@@ -153,9 +153,11 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
             "the query found nothing: check the table and column names and the values in the "
             "WHERE clause against the example rows (text is compared with ILIKE '%word%')",
         )
-    terms = content_words(question) - _GENERIC
-    read = _words(_without_aliases(query))
-    if terms and not terms & read and not terms & _words(_cited_text(outcome)):
+    # Compared by their first letters: "started" is the column start_year.
+    terms = {w[:5] for w in content_words(question) - _GENERIC}
+    read = {w[:5] for w in _words(_without_aliases(query))}
+    cited = {w[:5] for w in _words(_cited_text(outcome))}
+    if terms and not terms & read and not terms & cited:
         return Review(
             "repair",
             "the query does not use anything the question names; pick the rows and columns "

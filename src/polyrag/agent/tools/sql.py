@@ -269,7 +269,7 @@ class TableDatabase:
             if table.name not in self._by_name and table.name not in ctes | set(self._views):
                 known = ", ".join([*self._by_name, *self._views]) or "none"
                 raise SqlError(f"unknown table {table.name!r} (tables: {known})")
-        return self._read_by_period(tree)
+        return _ordering_shown(self._read_by_period(tree))
 
     def _read_by_period(self, tree: exp.Expression) -> exp.Expression:
         """The query reading a statement's period view where it asks for the view's columns
@@ -423,6 +423,27 @@ class TableDatabase:
             f'SELECT "{ROW_COLUMN}" FROM "{name}"{condition} ORDER BY 1', limit=None
         )
         return [int(row[0]) for row in found]
+
+
+def _ordering_shown(tree: exp.Expression) -> exp.Expression:
+    """The query also selecting what it ranks by: "SELECT department … ORDER BY SUM(salary)
+    DESC LIMIT 1" answers "Engineering" and leaves the reply to guess the total it names;
+    with the sum selected the result shows it (and its cells are cited)."""
+    if not isinstance(tree, exp.Select) or not tree.args.get("limit") or tree.args.get("distinct"):
+        return tree
+    order = tree.args.get("order")
+    if order is None or any(isinstance(e, exp.Star) for e in tree.expressions):
+        return tree
+    shown = {e.unalias().sql() for e in tree.expressions} | {e.alias for e in tree.expressions}
+    for ordered in order.expressions:
+        key = ordered.this
+        if isinstance(key, exp.Literal) or key.sql() in shown:
+            continue  # by position, or already selected (or its alias is)
+        if isinstance(key, exp.Column) and not key.table and key.name in shown:
+            continue
+        tree = tree.select(key.copy(), copy=False)
+        shown.add(key.sql())
+    return tree
 
 
 def _extreme_in_condition(select: exp.Select) -> bool:
