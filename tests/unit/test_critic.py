@@ -6,6 +6,7 @@ import pytest
 
 from polyrag.agent.critic import (
     aggregates_all,
+    change_the_way_asked,
     drop_idle_joins,
     drop_unnamed_filters,
     found_nothing,
@@ -81,6 +82,24 @@ def test_a_column_named_by_another_form_of_the_word_is_used() -> None:
     # "started" is the column start_year.
     query = sql("SELECT name FROM staff ORDER BY start_year DESC LIMIT 1", "name = Eve Novak")
     assert review("Who started most recently?", query, []).verdict == "accept"
+
+
+def test_a_median_or_an_average_is_computed_as_asked() -> None:
+    question = "What is the median salary?"
+    mean = sql("SELECT AVG(salary) AS median_salary FROM staff", "median_salary = 79,583.33")
+    assert review(question, mean, []).verdict == "repair"
+    assert "MEDIAN(column)" in review(question, mean, []).why
+    median = sql("SELECT MEDIAN(salary) FROM staff", "median(salary) = 70,500")
+    assert review(question, median, []).verdict == "accept"
+    total = sql("SELECT SUM(salary) FROM staff", "sum(salary) = 618,500")
+    assert review("What is the average salary?", total, []).verdict == "repair"
+    for computed in ("AVG(salary)", "SUM(salary) / COUNT(*)"):
+        query = sql(f"SELECT {computed} FROM staff", "x = 77,312.5")
+        # (The example table's total row draws another repair.)
+        assert "asks for the average" not in review("What is the average salary?", query, []).why
+    # "mean" the verb asks for no statistic.
+    named = sql("SELECT term FROM glossary WHERE term = 'EBITDA'", "term = EBITDA")
+    assert review("What does EBITDA mean in the glossary?", named, []).verdict == "accept"
 
 
 def test_a_fitting_query_is_accepted() -> None:
@@ -446,15 +465,28 @@ def test_a_sum_over_rows_picked_by_numbers_the_question_never_says_loses_that_fi
     question = "What is the sum of col-4 in the first table of Sheet2?"
     picked = "SELECT SUM(col_4) FROM sheet2 WHERE col_1 IN (1, 2, 3, 4)"
     assert aggregates_all(picked)
-    assert drop_unnamed_filters(question, picked, numbers_only=True) == (
+    assert drop_unnamed_filters(question, picked, copied_only=True) == (
         "SELECT SUM(col_4) FROM sheet2",
         ["col_1 IN (1, 2, 3, 4)"],
     )
     # Words may be the model's synonym of the question's, a year its reading of "last year".
     synonym = "SELECT SUM(v) FROM t WHERE label ILIKE '%net sales%' AND year = 2023"
-    assert drop_unnamed_filters("Total revenue last year?", synonym, numbers_only=True) is None
+    assert drop_unnamed_filters("Total revenue last year?", synonym, copied_only=True) is None
     losses = "SELECT COUNT(*) FROM t WHERE profit < 0"  # "a loss", read as a comparison
-    assert drop_unnamed_filters("How many months had a loss?", losses, numbers_only=True) is None
+    assert drop_unnamed_filters("How many months had a loss?", losses, copied_only=True) is None
+    # A list of values the question never names is copied off the example rows too.
+    listed = (
+        "SELECT MEDIAN(salary) FROM staff WHERE department LIKE '%Engineering%' "
+        "OR department LIKE '%Sales%'"
+    )
+    assert drop_unnamed_filters("What is the median salary?", listed, copied_only=True) == (
+        "SELECT MEDIAN(salary) FROM staff",
+        ["department LIKE '%Engineering%' OR department LIKE '%Sales%'"],
+    )
+    assert (
+        drop_unnamed_filters("Median salary in Sales or Engineering?", listed, copied_only=True)
+        is None
+    )
     assert not aggregates_all("SELECT label, SUM(v) FROM t WHERE n = 5 GROUP BY label")
     assert not aggregates_all("SELECT v FROM t WHERE n = 5")
     assert not aggregates_all("SELEC nonsense (")
@@ -552,3 +584,21 @@ def test_percentages_taken_for_an_amount_are_repaired() -> None:
         "Regional Operations'?"
     )
     assert "percentages in the sources" not in review(points, shares, [mdna]).why
+
+
+def test_a_comparison_of_two_periods_goes_the_way_the_question_s_change_goes() -> None:
+    question = "Which department's budget decreased from 2023 to 2024?"
+    grew = "SELECT department FROM budget WHERE y2023 < y2024"
+    assert change_the_way_asked(question, grew) == (
+        "SELECT department FROM budget WHERE y2023 > y2024",
+        ["y2023 < y2024"],
+    )
+    assert (
+        change_the_way_asked(question, "SELECT department FROM budget WHERE y2024 < y2023") is None
+    )
+    assert change_the_way_asked(
+        "Which segments grew?", "SELECT s FROM t WHERE y2019 <= y2018 AND n > 1"
+    ) == ("SELECT s FROM t WHERE y2019 >= y2018 AND n > 1", ["y2019 <= y2018"])
+    # Both ways asked, or no two periods compared: nothing to turn.
+    assert change_the_way_asked("Which grew or fell?", grew) is None
+    assert change_the_way_asked(question, "SELECT d FROM b WHERE cost < revenue") is None

@@ -22,6 +22,12 @@ def hits(
         ("How many freshwater ducks were observed in total?", Modality.TABLE, "aggregate", True),
         ("Which year had the fewest ducks?", Modality.TABLE, "aggregate", True),
         ("How many employees work in Sales?", Modality.TABLE, "aggregate", True),
+        (
+            "Which department's budget decreased from 2023 to 2024?",
+            Modality.TABLE,
+            "aggregate",
+            True,
+        ),
         ("In which year was the tax receivable larger?", Modality.TABLE, "aggregate", True),
         (
             "What was the percentage change in revenue from 2018 to 2019?",

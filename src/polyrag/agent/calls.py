@@ -156,11 +156,16 @@ class ToolCalls:
             notes.append("dropped the join of " + ", ".join(joins[1]) + " (nothing of it is read)")
         if critic.aggregates_all(repaired):
             # A sum over rows the model picked by numbers the question never says ("col_1 IN
-            # (1, 2, 3, 4)", read off the example rows) is a sum over fewer rows than asked.
-            unnamed = critic.drop_unnamed_filters(question, repaired, numbers_only=True)
+            # (1, 2, 3, 4)", read off the example rows), or by a list of values it never names,
+            # is a sum over fewer rows than asked.
+            unnamed = critic.drop_unnamed_filters(question, repaired, copied_only=True)
             if unnamed is not None:
                 repaired = unnamed[0]
                 notes.append("the question names no value of " + "; ".join(unnamed[1]))
+        turned = critic.change_the_way_asked(question, repaired)
+        if turned is not None:
+            repaired = turned[0]
+            notes.append("turned " + "; ".join(turned[1]) + " the way the question's change goes")
         database = context.tables()
         numeric = database.numeric if database else (lambda _table: [])
         summed = critic.summed_not_counted(question, repaired, numeric)

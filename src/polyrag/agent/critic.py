@@ -163,6 +163,13 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
             "the query does not use anything the question names; pick the rows and columns "
             "the question is about",
         )
+    function = _aggregate_not_used(question, query)
+    if function:
+        return Review(
+            "repair",
+            f"the question asks for the {function[0]}: compute it with {function[1]}(column) over "
+            "the rows the question names",
+        )
     if _WHICH_PERIOD.search(question) and not _YEAR_VALUE.search(first_line):
         return Review(
             "repair",
@@ -189,17 +196,50 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
     return Review("accept", "the query answered from the rows the question names")
 
 
+# The statistic a question asks for, and the SQL that computes it (an average may also be a
+# sum divided by a count).
+_STATISTICS = (
+    (
+        "median",
+        re.compile(r"\bmedian\b", re.IGNORECASE),
+        re.compile(r"\b(?:MEDIAN|QUANTILE\w*)\s*\(", re.IGNORECASE),
+        "MEDIAN",
+    ),
+    (
+        "average",
+        re.compile(
+            r"\b(?:average|(?:the|a) mean|mean (?:value|of))\b"
+            r"(?! (?:of|between) (?:FY ?)?(?:19|20)\d\d)",
+            re.IGNORECASE,
+        ),
+        re.compile(r"\b(?:AVG|MEAN)\s*\(|/", re.IGNORECASE),
+        "AVG",
+    ),
+)
+
+
+def _aggregate_not_used(question: str, query: str) -> tuple[str, str] | None:
+    """(statistic, SQL function) when the question asks for a median or an average and the
+    query computes neither ("the median salary" answered with AVG(salary))."""
+    for name, asked, computed, function in _STATISTICS:
+        if asked.search(question):
+            return None if computed.search(query) else (name, function)
+    return None
+
+
 def drop_unnamed_filters(
-    question: str, query: str, *, numbers_only: bool = False
+    question: str, query: str, *, copied_only: bool = False
 ) -> tuple[str, list[str]] | None:
     """The query without the WHERE conditions whose values the question never names, and the
     conditions dropped; None when every condition's values are named (or the query does not
     parse). A small model adds filters it reads off the example rows ("col_1 LIKE '2'"); when
     such a query fails or finds nothing, the question's own filters are all it should keep.
-    `numbers_only`: drop only rows picked by numbers other than years (`col_1 IN (1, 2)`): a word
-    may be the model's fair synonym of the question's ('net sales' for revenue), a year its
-    reading of "last year", a comparison its reading of "a loss"; a value it did not read in the
-    question is none of these."""
+    `copied_only`: drop only the picks a model copies off the example rows: rows picked by
+    numbers other than years (`col_1 IN (1, 2)`), or by a list of several values none of which
+    the question names ("department LIKE '%Engineering%' OR department LIKE '%Sales%'" for "the
+    median salary"). One word may be the model's fair synonym of the question's ('net sales'
+    for revenue), a year its reading of "last year", a comparison its reading of "a loss"; a
+    value it did not read in the question, or a list of them, is none of these."""
     tree = _parsed(query)
     if tree is None:
         return None
@@ -218,7 +258,9 @@ def drop_unnamed_filters(
             # A comparison ("profit < 0" for "months with a loss") is the model's reading of a
             # word; only picking rows by value (=, IN) is what it copies off the example rows.
             picks = isinstance(part, (exp.EQ, exp.In))
-            if numbers_only and not (picks and all(_plain_count(v) for v in literals)):
+            several = isinstance(part, (exp.Or, exp.In)) and len(literals) >= 2
+            copied = (picks and all(_plain_count(v) for v in literals)) or several
+            if copied_only and not copied:
                 kept.append(part)
             elif values and not any(_is_named(v, named) for v in values):
                 dropped.append(part.sql(dialect="duckdb"))
@@ -245,6 +287,52 @@ def aggregates_all(query: str) -> bool:
         and tree.args.get("group") is None
         and any(e.find(exp.AggFunc) is not None for e in tree.expressions)
     )
+
+
+_FELL = re.compile(
+    r"\b(?:decreas(?:e|ed|es|ing)|declin(?:e|ed|es|ing)|fell|fall(?:s|en|ing)?|dropp?(?:ed|s)?|"
+    r"shr[au]nk|shrinks?|went down)\b",
+    re.IGNORECASE,
+)
+_ROSE = re.compile(
+    r"\b(?:increas(?:e|ed|es|ing)|gr[eo]w(?:s|n|ing)?|rose|ris(?:e|es|en|ing)|went up)\b",
+    re.IGNORECASE,
+)
+_COMPARED = {exp.LT: exp.GT, exp.GT: exp.LT, exp.LTE: exp.GTE, exp.GTE: exp.LTE}
+
+
+def change_the_way_asked(question: str, query: str) -> tuple[str, list[str]] | None:
+    """The query with each comparison of two periods' columns turned the way the question's
+    change goes, and the comparisons turned; None when all go that way already. "Which
+    department's budget decreased from 2023 to 2024?" written "WHERE y2023 < y2024" picks the
+    budgets that grew: the later period must be the smaller."""
+    falls, rises = bool(_FELL.search(question)), bool(_ROSE.search(question))
+    tree = _parsed(query)
+    if falls == rises or tree is None:
+        return None
+    turned: list[str] = []
+    for kind, opposite in _COMPARED.items():
+        for comparison in list(tree.find_all(kind)):
+            left, right = comparison.this, comparison.expression
+            if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
+                continue
+            left_year, right_year = _year_in(left.name), _year_in(right.name)
+            if left_year is None or right_year is None or left_year == right_year:
+                continue
+            left_smaller = kind in (exp.LT, exp.LTE)
+            later_smaller = left_smaller == (left_year > right_year)
+            if later_smaller != falls:
+                written = comparison.sql(dialect="duckdb")
+                comparison.replace(opposite(this=left.copy(), expression=right.copy()))
+                turned.append(written)
+    if not turned:
+        return None
+    return tree.sql(dialect="duckdb"), turned
+
+
+def _year_in(name: str) -> int | None:
+    found = re.search(r"(?<!\d)(?:19|20)\d\d(?!\d)", name)
+    return int(found.group(0)) if found else None
 
 
 def drop_idle_joins(query: str) -> tuple[str, list[str]] | None:

@@ -98,6 +98,13 @@ _WHICH_PERIOD = re.compile(
     r"lower|lowest|smaller|smallest|more|less|greater|greatest|bigger|biggest|most|least)\b",
     re.IGNORECASE,
 )
+# "Which department's budget decreased?": the rows whose change goes that way, a filter over
+# a table (one column against another), not one calculation.
+_WHICH_CHANGED = re.compile(
+    r"^\W*which (?:[\w'’-]+ ){0,3}?(?:[\w-]+(?:'s|’s)? )?(?:[\w-]+ ){0,3}?"
+    r"(?:increased|decreased|grew|declined|rose|fell|dropped)\b",
+    re.IGNORECASE,
+)
 _FRAMING = re.compile(
     r"\b(?:information|details?|data|figures|sources?|documents?|filings?|statements?|reports?|"
     r"analysts?|bankers?|you|we|us|resources?|perspective|standpoint|question)\b",
@@ -153,6 +160,8 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
     compute = bool(_COMPUTE.search(question))
     if MORE_THAN.search(question):
         aggregate, compute = False, True
+    elif tables and _WHICH_CHANGED.search(question):
+        aggregate, compute = True, False
     if _REASON.search(question):  # "What drove the increase in…": a reason, said in words
         aggregate = compute = False
     compare = bool(_COMPARE.search(question)) and bool(_PAIR.search(question))
