@@ -602,3 +602,26 @@ def test_a_comparison_of_two_periods_goes_the_way_the_question_s_change_goes() -
     # Both ways asked, or no two periods compared: nothing to turn.
     assert change_the_way_asked("Which grew or fell?", grew) is None
     assert change_the_way_asked(question, "SELECT d FROM b WHERE cost < revenue") is None
+
+
+WIDE = Chunk(
+    "w", "s1", "/d/inventory.xlsx",
+    "Row 2: Product is Widgets, Jan is 40, Feb is 44, Mar is 52, Apr is 60\n"
+    "Row 3: Product is Gadgets, Jan is 25, Feb is 30, Mar is 28, Apr is 35",
+    Locator(sheet="Units sold", heading_path=("Units sold",)),
+)  # fmt: skip
+
+
+def test_a_change_between_two_months_takes_the_row_s_values_under_them() -> None:
+    """ "From January to April" over columns Jan … Apr: the row the question names, its first
+    and last asked columns; the same number twice is a change from itself."""
+    question = "By what percentage did widget sales grow from January to April?"
+    itself = calculation("(40 - 40) / 40 * 100", "(40 − 40) ÷ 40 × 100 = 0", WIDE)
+    verdict = review(question, itself, [])
+    assert verdict.verdict == "repair"
+    assert "'Widgets' has Jan: 40 and Apr: 60: compute (60 - 40) / 40 * 100" in verdict.why
+    right = calculation("(60 - 40) / 40 * 100", "(60 − 40) ÷ 40 × 100 = 50", WIDE)
+    assert review(question, right, []).verdict == "accept"  # "widget" is the row "Widgets"
+    gadgets = calculation("30 - 25", "30 − 25 = 5", WIDE)
+    asked = "By how much did gadget sales change from Feb to Mar?"
+    assert "Feb: 30 and Mar: 28: take those two values" in review(asked, gadgets, []).why

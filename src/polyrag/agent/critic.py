@@ -596,9 +596,21 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
     unasked = _unasked_operation(question, outcome.formula)
     if unasked:
         return Review("discard", unasked)
-    terms = content_words(question) - _GENERIC
+    row = _row_for_periods(question, (*(outcome.backing or ()), *passages))
+    if row is not None and not all(
+        any(same_number(value, n) for n in from_sources) for _, value in row[1]
+    ):
+        (first, old), (last, new) = row[1][0], row[1][-1]
+        formula = f"({show(new)} - {show(old)}) / {show(old)} * 100"
+        return Review(
+            "repair",
+            f"the row {row[0]!r} has {first}: {show(old)} and {last}: {show(new)}: "
+            + (f"compute {formula}" if _PERCENT.search(question) else "take those two values"),
+        )
+    # By their first letters ("widget" is the row "Widgets"), a row read with its sheet's title.
+    terms = {w[:5] for w in content_words(question) - _GENERIC}
     backing = outcome.backing or tuple(passages)
-    if terms and backing and not any(terms & content_words(c.text) for c in backing):
+    if terms and backing and not any(terms & _stems_of(c) for c in backing):
         return Review(
             "repair",
             "the numbers used come from passages that do not mention what the question asks "
@@ -831,6 +843,72 @@ def _lines(text: str) -> list[tuple[str, str]]:
     return [
         (line, f"{heading} {line}" if line.lstrip().startswith("|") else line) for line in parts
     ]
+
+
+_PERIOD_NAME = re.compile(
+    r"\b(?:(?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?)(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def _period_key(text: str) -> str | None:
+    """A period as a key: a year ("2019"), or a month by its first three letters ("apr" for
+    "April" and "Apr"); None for anything else."""
+    found = _PERIOD_NAME.fullmatch(text.strip())
+    if found is None:
+        return None
+    word = found.group(0).rstrip(".").lower()
+    if word.isdigit():
+        return word
+    month = word[:3]
+    full = next((m for m in MONTHS if m.lower().startswith(month)), "")
+    return month if full.lower().startswith(word) else None
+
+
+def _row_for_periods(
+    question: str, chunks: Sequence[Chunk]
+) -> tuple[str, list[tuple[str, float]]] | None:
+    """The row a question's change "from January to April" is over, and its values under the
+    columns of the first and the last period it names ("Widgets", [("Jan", 40), ("Apr", 60)]),
+    read from rows of "Header is value" pairs; None unless exactly one row names the
+    question's subject and has both columns."""
+    asked = [key for m in _PERIOD_NAME.finditer(question) if (key := _period_key(m.group(0)))]
+    if len(set(asked)) < 2:
+        return None
+    first, last = asked[0], asked[-1]
+    subject = {
+        w[:5]
+        for w in content_words(question) - _GENERIC
+        if _period_key(w) is None and not w.isdigit()
+    }
+    found: dict[str, list[tuple[str, float]]] = {}
+    for chunk in chunks:
+        for line in chunk.text.splitlines():
+            read = read_row_sentence(line)
+            if read is None or read.labelled:
+                continue
+            pairs = read.pairs()
+            by_period = {_period_key(name): (name, value) for name, value in pairs}
+            names = [value for name, value in pairs if _period_key(name) is None]
+            if first not in by_period or last not in by_period:
+                continue
+            if not any(subject & {w[:5] for w in content_words(name)} for name in names):
+                continue
+            values = []
+            for key in (first, last):
+                header, value = by_period[key]
+                numbers = numbers_in_text(value)
+                if len(numbers) != 1:
+                    break
+                values.append((header, numbers[0]))
+            else:
+                found[" ".join(names)] = values
+    return next(iter(found.items())) if len(found) == 1 else None
+
+
+def _stems_of(chunk: Chunk) -> set[str]:
+    """The first five letters of each content word of a chunk and of its section's title."""
+    return {w[:5] for w in content_words(f"{_nearest_heading(chunk)} {chunk.text}")}
 
 
 def _nearest_heading(chunk: Chunk) -> str:
