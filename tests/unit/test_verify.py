@@ -313,3 +313,14 @@ def test_a_rate_does_not_answer_an_amount_or_a_count() -> None:
     # The amount itself stands, with its rate beside it.
     both = "Jordan Brand revenues rose 1,102 million, or 15%, in fiscal 2021 [1]."
     assert not verify(both, evidence, arithmetic=True, question=amount).refused
+
+
+def test_a_sentence_whose_own_arithmetic_is_wrong_is_withdrawn() -> None:
+    budgets = item(1, "Atlas: 420,000. Borealis: 310,000.")
+    question = "What is the difference between the budgets of Atlas and Borealis?"
+    wrong = "The difference is 110,000 [1]. That is 420,000 - 310,000 = -110,000 [1]."
+    verdict = verify(wrong, [budgets], arithmetic=True, question=question)
+    assert not verdict.refused and "-110,000" not in verdict.text and verdict.partial
+    right = "The difference is 110,000 [1]. That is 420,000 - 310,000 = 110,000 [1]."
+    kept = verify(right, [budgets], arithmetic=True, question=question)
+    assert "420,000 - 310,000 = 110,000" in kept.text and not kept.partial

@@ -185,6 +185,10 @@ def verify(
         rescaled = [*known, *_rescaled(known, cited_text, sentence)]
         # A sum the reply writes out ("50 + 150 + 200 = 400"), its terms the sources' numbers
         # and its result right, supports its result whether or not a computation was asked.
+        if _miswritten_sum(sentence, rescaled):
+            withdrawn.append(sentence)  # its own arithmetic is wrong
+            claims_withdrawn = True
+            continue
         written_out = _written_sum(sentence, rescaled)
         if written_out is not None:
             rescaled.append(written_out[0])
@@ -388,16 +392,21 @@ def _only_rates(sentence: str, restated: set[float]) -> bool:
 _SUM_PART = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)|\s([+−-])\s")
 
 
-def _written_sum(sentence: str, known: Sequence[float]) -> tuple[float, str] | None:
-    """(result, formula) when the sentence writes out a sum or difference of known numbers
-    and its right result ("50 calories from leaves + 150 … = 400 calories"); else None."""
+def _sum_of_known(
+    sentence: str, known: Sequence[float]
+) -> tuple[list[float], list[str], float, float] | None:
+    """(terms, signs, the result written, the result worked out) when the sentence writes out
+    a sum or difference of known numbers ("420,000 − 310,000 = 110,000"); else None."""
     left, equals, right = MARKER.sub(" ", sentence).partition("=")
     if not equals or "=" in right:
         return None
     parts = [(m.group(1), m.group(2)) for m in _SUM_PART.finditer(f" {left} ")]
     terms = [parse_number(number) for number, _ in parts if number]
     signs = [sign for _, sign in parts if sign]
-    result = next((text_number(m.group(0)) for m in IN_TEXT.finditer(right)), None)
+    found = next(IN_TEXT.finditer(right), None)
+    result = text_number(found.group(0)) if found else None
+    if found and result is not None and re.search(r"[-−]\s?$", right[: found.start()]):
+        result = -result  # "= -110,000"
     kinds = [bool(number) for number, _ in parts]
     alternating = kinds == [i % 2 == 0 for i in range(len(kinds))]
     if result is None or len(terms) < 2 or not alternating or None in terms:
@@ -408,7 +417,27 @@ def _written_sum(sentence: str, known: Sequence[float]) -> tuple[float, str] | N
     total = values[0]
     for sign, value in zip(signs, values[1:], strict=True):
         total = total + value if sign == "+" else total - value
-    if not same_number(total, result, 1e-4):
+    return values, signs, result, total
+
+
+def _miswritten_sum(sentence: str, known: Sequence[float]) -> bool:
+    """Whether the sentence writes out a sum or difference of known numbers with a wrong
+    result ("420,000 EUR - 310,000 EUR = -110,000 EUR")."""
+    written = _sum_of_known(sentence, known)
+    if written is None:
+        return False
+    total, result = written[3], written[2]
+    return (total < 0) != (result < 0) or not same_number(total, result, 1e-4)
+
+
+def _written_sum(sentence: str, known: Sequence[float]) -> tuple[float, str] | None:
+    """(result, formula) when the sentence writes out a sum or difference of known numbers
+    and its right result ("50 calories from leaves + 150 … = 400 calories"); else None."""
+    written = _sum_of_known(sentence, known)
+    if written is None:
+        return None
+    values, signs, result, total = written
+    if (total < 0) != (result < 0) or not same_number(total, result, 1e-4):
         return None
     formula = " ".join(
         [
