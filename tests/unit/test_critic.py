@@ -625,3 +625,5 @@ def test_a_change_between_two_months_takes_the_row_s_values_under_them() -> None
     gadgets = calculation("30 - 25", "30 − 25 = 5", WIDE)
     asked = "By how much did gadget sales change from Feb to Mar?"
     assert "Feb: 30 and Mar: 28: take those two values" in review(asked, gadgets, []).why
+    backwards = "By how much did gadget sales in March change compared with February?"
+    assert "Feb: 30 and Mar: 28" in review(backwards, gadgets, []).why

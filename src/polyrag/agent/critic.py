@@ -865,6 +865,13 @@ def _period_key(text: str) -> str | None:
     return month if full.lower().startswith(word) else None
 
 
+def _chronological(key: str) -> tuple[int, int]:
+    """A period key's place in time: a year by its number, a month by its place in the year."""
+    if key.isdigit():
+        return int(key), 0
+    return 0, next(i for i, month in enumerate(MONTHS) if month.lower().startswith(key))
+
+
 def _row_for_periods(
     question: str, chunks: Sequence[Chunk]
 ) -> tuple[str, list[tuple[str, float]]] | None:
@@ -875,7 +882,9 @@ def _row_for_periods(
     asked = [key for m in _PERIOD_NAME.finditer(question) if (key := _period_key(m.group(0)))]
     if len(set(asked)) < 2:
         return None
-    first, last = asked[0], asked[-1]
+    # From the earlier period to the later, however the question orders them ("in 2019
+    # compared with 2018").
+    first, last = sorted({asked[0], asked[-1]}, key=_chronological)
     subject = {
         w[:5]
         for w in content_words(question) - _GENERIC
