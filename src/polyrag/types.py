@@ -223,6 +223,11 @@ class Chunk:
         return hashlib.sha256(self.embedded_text.encode("utf-8")).hexdigest()
 
     @property
+    def nearest_heading(self) -> str:
+        """The title of the section, sheet or slide the chunk is in (the innermost one)."""
+        return self.locator.heading_path[-1] if self.locator.heading_path else ""
+
+    @property
     def keyword_text(self) -> str:
         """What BM25 reads: the chunk's nearest heading, unless its text holds it already, then
         the text.
@@ -233,7 +238,7 @@ class Chunk:
         Statements") head whole parts of a document, and counting them in every chunk let a
         10-K's notes outrank its income statement on the company's name.
         """
-        nearest = self.locator.heading_path[-1] if self.locator.heading_path else ""
+        nearest = self.nearest_heading
         if not nearest or nearest.lower() in self.text.lower():
             return self.text
         return f"{nearest}\n{self.text}"

@@ -917,14 +917,7 @@ def _row_for_periods(
 
 def _stems_of(chunk: Chunk) -> set[str]:
     """The first five letters of each content word of a chunk and of its section's title."""
-    return {w[:5] for w in content_words(f"{_nearest_heading(chunk)} {chunk.text}")}
-
-
-def _nearest_heading(chunk: Chunk) -> str:
-    """The title of the section, sheet or slide a chunk is in (the innermost only: the outer
-    ones, a filing's company or "Notes to the financial statements", head whole parts)."""
-    path = chunk.locator.heading_path
-    return path[-1] if path else ""
+    return {w[:5] for w in content_words(chunk.keyword_text)}
 
 
 def _subject(question: str) -> str:
@@ -976,7 +969,7 @@ def _operands_astray(
     # A row is read with its section's title too: a spreadsheet's rows rarely repeat what their
     # sheet is about ("Budget": "Engineering, 2023 is 1200000, 2024 is 1350000").
     lines = [
-        (line, f"{_nearest_heading(chunk)} {read}")
+        (line, f"{chunk.nearest_heading} {read}")
         for chunk in backing
         for line, read in _lines(chunk.text)
     ]
