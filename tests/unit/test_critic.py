@@ -627,3 +627,30 @@ def test_a_change_between_two_months_takes_the_row_s_values_under_them() -> None
     assert "Feb: 30 and Mar: 28: take those two values" in review(asked, gadgets, []).why
     backwards = "By how much did gadget sales in March change compared with February?"
     assert "Feb: 30 and Mar: 28" in review(backwards, gadgets, []).why
+
+
+PORTFOLIO = Chunk(
+    "t1", "s3", "/d/portfolio.docx",
+    "Table 1: Project, Owner, Budget (EUR), Status\n"
+    "Row 2: Project is Atlas, Owner is Mira Santos, Budget (EUR) is 420,000, Status is Completed\n"
+    "Row 3: Project is Borealis, Owner is Jonas Berg, Budget (EUR) is 310,000, Status is Delayed",
+    Locator(heading_path=("Project portfolio review 2025",)),
+)  # fmt: skip
+
+
+def test_a_difference_between_two_named_things_takes_the_first_named_first() -> None:
+    """ "The difference between Atlas and Borealis" is Atlas' figure minus Borealis'; "how much
+    less … than" the other way round; a subtraction in the asked order is accepted."""
+    question = "What is the difference between the budgets of Atlas and Borealis?"
+    turned = calculation("310000 - 420000", "310,000 − 420,000 = -110,000", PORTFOLIO)
+    verdict = review(question, turned, [])
+    assert verdict.verdict == "repair"
+    assert "Atlas minus Borealis, so compute 420,000 - 310,000" in verdict.why
+    right = calculation("420000 - 310000", "420,000 − 310,000 = 110,000", PORTFOLIO)
+    assert review(question, right, []).verdict == "accept"
+    more = "How much more was budgeted for Atlas than for Borealis?"
+    assert review(more, turned, []).verdict == "repair"
+    assert review(more, right, []).verdict == "accept"
+    less = "How much less was budgeted for Borealis than for Atlas?"
+    assert review(less, right, []).verdict == "accept"
+    assert "compute 420,000 - 310,000" in review(less, turned, []).why

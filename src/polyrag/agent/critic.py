@@ -596,6 +596,9 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
     unasked = _unasked_operation(question, outcome.formula)
     if unasked:
         return Review("discard", unasked)
+    turned = _turned_difference(question, expression, (*(outcome.backing or ()), *passages))
+    if turned:
+        return Review("repair", turned)
     row = _row_for_periods(question, (*(outcome.backing or ()), *passages))
     if row is not None and not all(
         any(same_number(value, n) for n in from_sources) for _, value in row[1]
@@ -686,6 +689,62 @@ def _unasked_operation(question: str, formula: str) -> str:
     if "/" not in asked and ("÷" in formula or "/" in formula):
         return "the question asks for no ratio or share, so a division answers another question"
     return ""
+
+
+# "The difference between A and B", "how much more did A spend than B": A's figure first.
+_BETWEEN = re.compile(r"\bdifference\b[^?]*?\bbetween\b(?P<rest>[^?]*)", re.IGNORECASE)
+_MORE_OR_LESS = re.compile(
+    r"\b(?P<way>more|higher|larger|bigger|greater|less|lower|smaller|fewer)\b[^?]*?\bthan\b",
+    re.IGNORECASE,
+)
+_TWO_TERMS = re.compile(r"^\s*\(?\s*(\d+(?:\.\d+)?)\s*\)?\s*-\s*\(?\s*(\d+(?:\.\d+)?)\s*\)?\s*$")
+
+
+def _turned_difference(question: str, expression: str, chunks: Sequence[Chunk]) -> str:
+    """How to repair a subtraction of two named things taken the wrong way round, or "":
+    "310000 - 420000" for "the difference between the budgets of Atlas and Borealis" when
+    420,000 is written on Atlas' line and 310,000 on Borealis'. Only names are read (periods
+    are ordered by `_row_for_periods`), and only when each figure's lines name one of the two."""
+    from polyrag.agent.questions import names_in
+
+    terms = _TWO_TERMS.match(expression)
+    if terms is None:
+        return ""
+    between = _BETWEEN.search(question)
+    more = _MORE_OR_LESS.search(question)
+    if between:
+        names = names_in(between.group("rest"))
+        reverse = False
+    elif more:
+        names = [*names_in(question[: more.end()])[-1:], *names_in(question[more.end() :])[:1]]
+        reverse = more.group("way").lower() in {"less", "lower", "smaller", "fewer"}
+    else:
+        return ""
+    names = [name for name in names if _period_key(name) is None][:2]
+    if len(names) != 2:
+        return ""
+    lines = [line for chunk in chunks for line, _ in _lines(chunk.text)]
+
+    def owner(value: float) -> str | None:
+        holding = [
+            line for line in lines if any(same_number(value, n) for n in numbers_in_text(line))
+        ]
+        named = {
+            name
+            for name in names
+            for line in holding
+            if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", line, re.IGNORECASE)
+        }
+        return named.pop() if len(named) == 1 else None
+
+    first, second = (float(t) for t in terms.groups())
+    wanted = names[::-1] if reverse else names
+    if (owner(first), owner(second)) != (wanted[1], wanted[0]):
+        return ""
+    return (
+        f"{wanted[0]} is {show(second)} and {wanted[1]} is {show(first)}: the question asks for "
+        f"{wanted[0]} minus {wanted[1]}, so compute {show(second)} - {show(first)}"
+    )
 
 
 def _rows_named_more_fully(
