@@ -18,7 +18,6 @@ from sqlglot import exp
 from polyrag.agent.route import MORE_THAN
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.agent.tools.calculator import FREE_CONSTANTS
-from polyrag.answer.citations import MONTHS
 from polyrag.answer.evidence import content_words
 from polyrag.answer.numbers import (
     ASKS_AMOUNT,
@@ -29,6 +28,7 @@ from polyrag.answer.numbers import (
     show,
 )
 from polyrag.chunk.figures import pipe_tables, read_row_sentence
+from polyrag.months import MONTH, month_name, month_number
 from polyrag.types import Chunk
 
 Verdict = Literal["accept", "repair", "discard"]
@@ -904,10 +904,7 @@ def _lines(text: str) -> list[tuple[str, str]]:
     ]
 
 
-_PERIOD_NAME = re.compile(
-    r"\b(?:(?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?)(?!\w)",
-    re.IGNORECASE,
-)
+_PERIOD_NAME = re.compile(rf"\b(?:(?:19|20)\d\d|{MONTH}\.?)(?!\w)", re.IGNORECASE)
 
 
 def _period_key(text: str) -> str | None:
@@ -916,19 +913,15 @@ def _period_key(text: str) -> str | None:
     found = _PERIOD_NAME.fullmatch(text.strip())
     if found is None:
         return None
-    word = found.group(0).rstrip(".").lower()
-    if word.isdigit():
-        return word
-    month = word[:3]
-    full = next((m for m in MONTHS if m.lower().startswith(month)), "")
-    return month if full.lower().startswith(word) else None
+    word = found.group(0)
+    return word if word.isdigit() else word[:3].lower()
 
 
 def _chronological(key: str) -> tuple[int, int]:
     """A period key's place in time: a year by its number, a month by its place in the year."""
     if key.isdigit():
         return int(key), 0
-    return 0, next(i for i, month in enumerate(MONTHS) if month.lower().startswith(key))
+    return 0, month_number(key)
 
 
 def _row_for_periods(
@@ -1050,21 +1043,12 @@ def _operands_astray(
     return astray, named_rows
 
 
-_MONTH_YEAR = re.compile(
-    r"\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(?:\d{1,2},?\s+)?"
-    r"((?:19|20)\d\d)\b",
-    re.IGNORECASE,
-)
-_MONTHS = [month[:3].lower() for month in MONTHS]
+_MONTH_YEAR = re.compile(rf"\b({MONTH})\.?\s+(?:\d{{1,2}},?\s+)?((?:19|20)\d\d)\b", re.IGNORECASE)
 
 
 def _periods(text: str) -> tuple[set[str], set[str]]:
     """The months ("February 2016") and the years (with the months' years) a text names."""
-    months = {
-        f"{MONTHS[_MONTHS.index(m.group(1).lower()[:3])]} {m.group(2)}"
-        for m in _MONTH_YEAR.finditer(text)
-    }
+    months = {f"{month_name(m.group(1))} {m.group(2)}" for m in _MONTH_YEAR.finditer(text)}
     years = set(re.findall(r"\b(?:19|20)\d\d\b", text))
     return months, years
 

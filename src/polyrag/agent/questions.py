@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from polyrag.answer.evidence import content_words, stems
+from polyrag.months import MONTHS, month_number
 from polyrag.types import Hit
 
 CAPITALISED = re.compile(r"\b(?:[A-Z][\w'.&-]*(?:\s+(?:of|the|de|von|van|for|and the)\s+|\s+)?)+")
@@ -286,7 +287,7 @@ def names_written(question: str, hits: Sequence[Hit]) -> str:
 AGES = re.compile(
     r"\b(?P<word>older|elder|younger|born (?:first|earlier|later|last))\b", re.IGNORECASE
 )
-_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_MONTHS = "|".join(MONTHS)
 # A single capitalised word that is no bridge: a month, a nationality ("American", "Danish").
 _NOT_A_NAME = re.compile(rf"(?:{_MONTHS})$|[A-Z][a-z]+(?:an|ish|ese|ic)$")
 _DATE = re.compile(
@@ -319,11 +320,10 @@ def birth(name: str, passages: Sequence[str]) -> Birth | None:
         date = _DATE.search(life.group(1))
         if date is None:
             continue
-        months = _MONTHS.split("|")
         if date["md"]:
-            when = (int(date["y1"]), months.index(date["m1"]) + 1, int(date["d1"]))
+            when = (int(date["y1"]), month_number(date["m1"]), int(date["d1"]))
         elif date["dm"]:
-            when = (int(date["y2"]), months.index(date["m2"]) + 1, int(date["d2"]))
+            when = (int(date["y2"]), month_number(date["m2"]), int(date["d2"]))
         else:
             when = (int(date["y3"]), 0, 0)
         return Birth(name, date.group(0), when, index)

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from polyrag.answer.evidence import Evidence, content_words
+from polyrag.months import MONTHS
 from polyrag.types import REFUSAL
 
 MARKER = re.compile(r"\[(\d+(?:\s*[,;–-]\s*\d+)*)\]")
@@ -112,10 +113,6 @@ def word_support(
     return len(words & known) / len(words)
 
 
-MONTHS = (
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
-)  # fmt: skip
 _SHORT_MONTH = {month.lower(): month[:3].lower() for month in MONTHS} | {"sept": "sep"}
 
 

@@ -21,7 +21,6 @@ from pathlib import Path
 
 from polyrag.answer.citations import (
     MARKER,
-    MONTHS,
     attribute,
     cited_numbers,
     claims,
@@ -42,6 +41,7 @@ from polyrag.answer.numbers import (
     written_numbers,
 )
 from polyrag.chunk.sentences import sentence_spans
+from polyrag.months import MONTH, month_name, written_month
 from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, REFUSAL, Chunk, Citation
 
 MIN_SUPPORT = 0.5  # share of the reply's meaningful words that must be in the cited evidence
@@ -126,7 +126,7 @@ def verify(
     asked_years = [_written_year(year) for year in dict.fromkeys(_YEAR.findall(question))]
     asked_years += [_written_part(*part) for part in dict.fromkeys(_parts_of_year(question))]
     # And a month ("the revenue in April" over rows of January to March).
-    asked_years += [_written_month(month) for month in dict.fromkeys(_months_of(question))]
+    asked_years += [written_month(month) for month in dict.fromkeys(_months_of(question))]
     # The file's name counts too: a quarterly report is often named for its quarter
     # ("BESTBUY_2024Q2_10Q") while its pages say "three months ended".
     headed = [" ".join((*e.chunk.locator.heading_path, Path(e.chunk.path).stem)) for e in evidence]
@@ -257,10 +257,7 @@ def _written_year(year: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\d){spaced}(?!\d)|(?:FY|')\s?{year[2:]}(?!\d)", re.IGNORECASE)
 
 
-_MONTH_NAME = re.compile(
-    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
-    r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\b"
-)
+_MONTH_NAME = re.compile(rf"\b{MONTH}\b", re.IGNORECASE)
 
 
 def _months_of(question: str) -> list[str]:
@@ -269,17 +266,12 @@ def _months_of(question: str) -> list[str]:
     and a filing's excerpt may leave its header's date out), nor "May" opening the question."""
     text = question.strip()
     return [
-        next(month for month in MONTHS if month.startswith(found.group(0)[:3]))
+        month_name(found.group(0))
         for found in _MONTH_NAME.finditer(text)
-        if not (found.group(0) == "May" and found.start() == 0)
+        if found.group(0)[0].isupper()  # "may" is a verb
+        and not (found.group(0) == "May" and found.start() == 0)
         and not re.match(r"\.?[,/-]?\s*\d", text[found.end() :])
     ]
-
-
-def _written_month(month: str) -> re.Pattern[str]:
-    """A month as sources write it: April, APRIL, Apr or Apr.; Sept too."""
-    rest = f"{month[3:]}|t" if month == "September" else month[3:]
-    return re.compile(rf"\b{month[:3]}(?:{rest})?\b", re.IGNORECASE)
 
 
 _PART = re.compile(
@@ -451,7 +443,7 @@ def _written_sum(sentence: str, known: Sequence[float]) -> tuple[float, str] | N
     return result, f"{formula} = {show(result)}"
 
 
-_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_MONTHS = rf"{MONTH}\.?"
 _NAME = re.compile(r"(?<!^)(?<![.?!]\s)\b([A-Z][\w&-]*(?:'s)?)")
 _NOT_NAMES = frozenset(
     {"I", "The", "A", "An", "In", "On", "At", "Of", "For", "What", "Which", "Who", "When", "How",

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from polyrag.months import MONTH
 from polyrag.parse.pdf_tables import Box, PdfTable, with_found
 from polyrag.parse.tables import markdown_table
 
@@ -42,9 +43,7 @@ _HEADER_WORDS = 10  # a header line is short
 _YEAR = re.compile(r"^(?:FY)?((?:19|20)\d\d),?$")
 _DATE = re.compile(r"^(\d{1,2}/\d{1,2}/(?:19|20)\d\d),?$")  # "3/25/2023": a period's end
 _DAY = re.compile(r"^\d{1,2},?$")
-_MONTH = re.compile(
-    r"^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?$", re.IGNORECASE
-)
+_MONTH = re.compile(rf"^{MONTH}\.?,?$", re.IGNORECASE)
 # A figure: "1,577", "(1,577)", "$5", "-3.2%", or a dash for none ("31," and "$10," are words).
 _VALUE = re.compile(r"^\(?[-−–]?[$€£¥]?\(?\d(?:[\d,]*\d)?(?:\.\d+)?%?\)?%?$|^[—–-]$")
 _LEADER = re.compile(r"\.{3,}|…+")  # dot leaders between a label and its figures
