@@ -270,7 +270,10 @@ class Engine:
 
     def not_helpful(self, answer: Answer, comment: str | None = None) -> Answer:
         """A "not helpful" verdict on an answer: with a comment, the question is asked again
-        with it; without one, the agent asks back what was wanted (answer it with `thread`)."""
+        with it; without one, the agent asks back what was wanted (answer it with `thread`).
+        Either way the remembered answer is forgotten: asked again, the question is answered
+        anew."""
+        self.memory.forget(answer.standalone_question or answer.question)
         if comment:
             return self.ask(f"{answer.question} ({comment})", mode="agent")
         request = Request(answer.question, mode="agent")

@@ -4,6 +4,7 @@ passages, and nothing is recalled once a source it rests on changed or went away
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -68,5 +69,39 @@ def test_refusals_and_pending_clarifications_are_not_remembered(tmp_path: Path) 
     )
     refused = Answer("What is the hotel cap in London?", "no", True, (), None, {})
     memory.remember("What is the hotel cap in London?", None, refused)
+    assert memory.recall("What is the hotel cap in London?", None) is None
+    memory.close()
+
+
+def test_an_answer_found_not_helpful_is_forgotten_in_every_scope(tmp_path: Path) -> None:
+    memory = Memory(
+        tmp_path / "memory.sqlite", embed, lambda: {"policy-v1"}, repeat_similarity=0.95
+    )
+    memory.remember("What is the hotel cap in London?", None, answer())
+    memory.remember("What is the hotel cap in London?", Filter(source_ids=("policy-v1",)), answer())
+    memory.remember("Who founded the company?", None, answer())
+    assert memory.forget("what is the hotel cap in london") == 2  # retyped, both scopes
+    assert memory.recall("What is the hotel cap in London?", None) is None
+    assert memory.recall("Who founded the company?", None) is not None
+    memory.close()
+
+
+def test_the_engine_forgets_an_answer_the_user_found_not_helpful(tmp_path: Path) -> None:
+    """Without the forgetting, the same question asked again after "not helpful" would get the
+    judged answer back from memory."""
+    from polyrag.engine import Engine
+    from polyrag.settings import load_settings
+
+    class AsksBack:
+        def reconsider(self, request: object, judged: Answer, trace: object) -> Answer:
+            return replace(judged, text="", clarify="Which policy do you mean?", thread="t1")
+
+    engine = Engine(load_settings(tmp_path))
+    memory = Memory(
+        tmp_path / "memory.sqlite", embed, lambda: {"policy-v1"}, repeat_similarity=0.95
+    )
+    engine.__dict__.update(memory=memory, agent=AsksBack())
+    memory.remember("What is the hotel cap in London?", None, answer())
+    assert engine.not_helpful(answer()).clarify == "Which policy do you mean?"
     assert memory.recall("What is the hotel cap in London?", None) is None
     memory.close()

@@ -6,7 +6,7 @@ them (cosine ≥ `agent.memory_similarity`, asked with the same filter) gets tha
 once; a question that is only similar gets the remembered passages added to what retrieval
 finds. A memory is forgotten as soon as one of its sources is no longer in the index in the
 same version (a changed file has a new source id, a removed one none), so an answer from a
-deleted or edited file is never given.
+deleted or edited file is never given; nor is an answer the user found not helpful.
 """
 
 from __future__ import annotations
@@ -114,6 +114,21 @@ class Memory:
                 "DELETE FROM memories WHERE id NOT IN "
                 f"(SELECT id FROM memories ORDER BY id DESC LIMIT {MAX_ROWS})"
             )
+
+    def forget(self, question: str) -> int:
+        """Forget the answers given to this question (and to its retypings) in any scope, as
+        when the user found one not helpful: asked again, it is answered anew. Returns how many
+        there were."""
+        vector = self._vector(question)
+        with self._lock:
+            rows = self._db.execute("SELECT id, vector FROM memories").fetchall()
+            same = [
+                row_id
+                for row_id, blob in rows
+                if float(np.frombuffer(blob, dtype=np.float32) @ vector) >= self._repeat
+            ]
+            self._db.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in same])
+        return len(same)
 
     def close(self) -> None:
         with self._lock:
