@@ -867,8 +867,8 @@ def _columns_named_otherwise(
 
 
 _PERIOD_HEADER = re.compile(
-    r"\b(?:19|20)\d\d\b|\b(?:fy\d*|f\d\d|q[1-4]|h[12]|years?|quarters?|months?|period|"
-    r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+    rf"\b(?:19|20)\d\d\b|\b(?:fy\d*|f\d\d|q[1-4]|h[12]|years?|quarters?|months?|period)[a-z]*\b|"
+    rf"\b{MONTH}\b"
 )
 
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from polyrag.months import MONTH
 from polyrag.parse.tables import FIGURE_CELL, TABLE_TOP
 
 # The longest caption or header summary in a placeholder: a statement's title with the
@@ -338,7 +339,7 @@ def read_row_sentence(line: str) -> RowSentence | None:
 
 _PERIOD = re.compile(
     r"\b(?:19|20)\d\d\b|\b(?:FY|Q[1-4]|H[12])\b|\b(?:quarter|year|month|period)s?\b|"
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b",
+    rf"\b{MONTH}\b",
     re.IGNORECASE,
 )  # a column headed by a period: a statement's figures for that period
 _FIGURE = re.compile(r"^[-+(−–]?[$€£¥]?\s?\(?[\d.,]+\)?\s?%?$|^[—–-]$")

@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
+from polyrag.months import MONTH
 from polyrag.parse.pdf_tables import Box, PdfTable, with_found
 from polyrag.parse.tables import markdown_table
 
@@ -63,7 +64,7 @@ _CURRENCY = frozenset({"$", "€", "£", "¥", "US$"})
 # A period over a whole table: "Three months ended December 31, 2018", "At December 31, 2019".
 _PERIOD_TITLE = re.compile(
     r"\b(?:ended|ending)\b.*\b(?:19|20)\d\d\b|"
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}, (?:19|20)\d\d\b",
+    rf"\b{MONTH}\.? \d{{1,2}}, (?:19|20)\d\d\b",
     re.IGNORECASE,
 )
 _CAPTION = re.compile(r"^(?:table|tab\.)\s*(?:\d+|[ivxlc]+)\b", re.IGNORECASE)
@@ -72,7 +73,7 @@ _CAPTION = re.compile(r"^(?:table|tab\.)\s*(?:\d+|[ivxlc]+)\b", re.IGNORECASE)
 _NOTE = re.compile(r"^\(\d\)$")
 # Words of a date ("December 31, 2019"): a header of six dates is long, but no prose.
 _DATE_WORD = re.compile(
-    r"^(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?|\d{1,2},|"
+    rf"^(?:{MONTH}\.?,?|\d{{1,2}},|"
     r"(?:19|20)\d\d,?)$",
     re.IGNORECASE,
 )

@@ -160,8 +160,7 @@ def header_part(line: str) -> tuple[list[str], list[str]] | None:
 # A group of columns named by its period: "Three Months Ended June 30,", "Fiscal Years Ended".
 _GROUP = re.compile(
     r"(?:for\s+the\s+)?(?:(?:three|six|nine|twelve|\d+)\s+(?:months|weeks)|(?:fiscal\s+)?"
-    r"(?:quarters?|years?))\s+end(?:ed|ing)(?:\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
-    r"dec)[a-z]*\.?\s+\d{1,2}\b)?",
+    rf"(?:quarters?|years?))\s+end(?:ed|ing)(?:\s+{MONTH}\.?\s+\d{{1,2}}\b)?",
     re.IGNORECASE,
 )
 _GROUP_LINES = 6  # lines above a header of years that may name its groups of columns

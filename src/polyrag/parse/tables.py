@@ -8,6 +8,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from polyrag.months import MONTH
+
 DELIMITERS = (",", ";", "\t", "|")
 # A cell holding one figure: "1,577", "(204)", "-5.2%", "$ 3,642", "−9".
 FIGURE_CELL = re.compile(r"^[-+(−–]?[$€£¥]?\s?\(?\d[\d.,]*\)?\s?%?$")
@@ -16,7 +18,7 @@ FIGURE_CELL = re.compile(r"^[-+(−–]?[$€£¥]?\s?\(?\d[\d.,]*\)?\s?%?$")
 TABLE_TOP = re.compile(
     r"^\(|^(?:for\s+the\s+)?(?:(?:fiscal\s+)?years?|(?:three|six|nine|twelve)\s+months|"
     r"quarters?|\d+\s+weeks)\s+end(?:ed|ing)\b[^.;]{0,40}$|^(?:fiscal\s+)?years?$|"
-    r"^(?:as\s+of|at)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d"
+    rf"^(?:as\s+of|at)\s+{MONTH}\.?\s+\d"
     r"[^.;]{0,30}$",
     re.IGNORECASE,
 )

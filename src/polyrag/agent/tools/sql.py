@@ -27,6 +27,7 @@ from sqlglot import exp
 from polyrag.answer.numbers import is_blank_number, parse_number, show
 from polyrag.errors import PolyragError
 from polyrag.index.tables.base import SourceTable
+from polyrag.months import MONTH
 from polyrag.parse.tables import markdown_table
 from polyrag.types import Chunk, Locator, Modality
 
@@ -517,9 +518,7 @@ def _arrow(source_table: SourceTable, columns: Sequence[SqlColumn]) -> pa.Table:
 
 
 _PERIOD = re.compile(  # a month stands alone: "V/dec" (volts per decade) is no December
-    r"\b(?:19|20)\d\d\b|\b(?:FY|Q[1-4]|H[12])\b|(?<![/\w])(?:jan|feb|mar|apr|may|jun|jul|aug|"
-    r"sep|oct|nov|dec)[a-z]*\b(?!/)",
-    re.IGNORECASE,
+    rf"\b(?:19|20)\d\d\b|\b(?:FY|Q[1-4]|H[12])\b|(?<![/\w]){MONTH}\b(?!/)", re.IGNORECASE
 )
 
 
