@@ -334,3 +334,41 @@ def test_a_ranking_query_shows_what_it_ranks_by(query: str, shown: str | None) -
     reply invented the total."""
     tree = _ordering_shown(sqlglot.parse_one(query, read="duckdb"))
     assert tree.sql(dialect="duckdb") == (shown or query)
+
+
+TICKETS = Table(
+    header=("Ticket", "Team", "Hours"),
+    rows=(("T-1", "Network", "4"), ("T-2", "Desktop", "9"), ("T-3", "Network", "2"),
+          ("T-4", "Desktop", "1"), ("T-5", "Security", "9")),
+    locator=Locator(sheet="tickets", rows=(1, 6)),
+    name="tickets",
+    row_numbers=(2, 3, 4, 5, 6),
+    columns=("A", "B", "C"),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("query", "rows"),
+    [
+        # Two teams have two tickets each: both are the answer.
+        (
+            "SELECT team, COUNT(*) AS n FROM tickets GROUP BY team ORDER BY n DESC LIMIT 1",
+            [("Network", 2), ("Desktop", 2)],
+        ),
+        ("SELECT team, COUNT(*) FROM tickets GROUP BY team ORDER BY 2 DESC LIMIT 1", 2),
+        ("SELECT ticket FROM tickets ORDER BY hours DESC LIMIT 1", [("T-2", 9.0), ("T-5", 9.0)]),
+        # No tie, or not a ranking: as written.
+        ("SELECT ticket FROM tickets ORDER BY hours LIMIT 1", [("T-4", 1.0)]),
+        ("SELECT ticket FROM tickets ORDER BY hours DESC LIMIT 2 OFFSET 1", 2),
+    ],
+)
+def test_a_ranking_keeps_the_rows_tied_with_its_last(query: str, rows: object) -> None:
+    db = TableDatabase([SourceTable("s9", "/docs/tickets.csv", TICKETS)])
+    try:
+        result = db.run(query)
+    finally:
+        db.close()
+    if isinstance(rows, int):
+        assert len(result.rows) == rows
+    else:
+        assert sorted(result.rows) == sorted(rows)

@@ -270,7 +270,7 @@ class TableDatabase:
             if table.name not in self._by_name and table.name not in ctes | set(self._views):
                 known = ", ".join([*self._by_name, *self._views]) or "none"
                 raise SqlError(f"unknown table {table.name!r} (tables: {known})")
-        return _ordering_shown(self._read_by_period(tree))
+        return _with_ties(_ordering_shown(self._read_by_period(tree)))
 
     def _read_by_period(self, tree: exp.Expression) -> exp.Expression:
         """The query reading a statement's period view where it asks for the view's columns
@@ -444,6 +444,41 @@ def _ordering_shown(tree: exp.Expression) -> exp.Expression:
             continue
         tree = tree.select(key.copy(), copy=False)
         shown.add(key.sql())
+    return tree
+
+
+def _with_ties(tree: exp.Expression) -> exp.Expression:
+    """A ranking that keeps the rows tied with the last one it shows: "which team has the most
+    tickets" over two teams of three answers both, not whichever DuckDB returns first.
+    `ORDER BY k LIMIT n` becomes `QUALIFY RANK() OVER (ORDER BY k) <= n ORDER BY k`; a
+    position in ORDER BY ("ORDER BY 2") is spelt out, since a window orders by values."""
+    if (
+        not isinstance(tree, exp.Select)
+        or tree.args.get("offset")
+        or tree.args.get("qualify")
+        or tree.args.get("distinct")
+    ):
+        return tree
+    limit, order = tree.args.get("limit"), tree.args.get("order")
+    count = limit.expression if isinstance(limit, exp.Limit) else None
+    if order is None or not isinstance(count, exp.Literal) or not count.is_int:
+        return tree
+    keys = []
+    for ordered in order.expressions:
+        key = ordered.this
+        if isinstance(key, exp.Literal):
+            position = int(key.this) if key.is_int else 0
+            if not 1 <= position <= len(tree.expressions):
+                return tree
+            key = tree.expressions[position - 1].unalias()
+        if key.find(exp.Window) is not None or isinstance(key, exp.Star):
+            return tree
+        keys.append(ordered.copy())
+        keys[-1].set("this", key.copy())
+    ranked = ", ".join(key.sql(dialect="duckdb") for key in keys)
+    condition = sqlglot.parse_one(f"RANK() OVER (ORDER BY {ranked}) <= {count.this}", read="duckdb")
+    tree.set("limit", None)
+    tree.set("qualify", exp.Qualify(this=condition))
     return tree
 
 
