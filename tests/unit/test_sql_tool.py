@@ -372,3 +372,40 @@ def test_a_ranking_keeps_the_rows_tied_with_its_last(query: str, rows: object) -
         assert len(result.rows) == rows
     else:
         assert sorted(result.rows) == sorted(rows)
+
+
+EXPENSES = Table(
+    header=("Date", "Vendor", "Amount (USD)"),
+    rows=(("2025-01-14", "SkyJet", "$1,240.00"), ("2025-02-18", "Harbor Hotel", "$860.00"),
+          ("2025-03-11", "SkyJet", "$1,510.00"), ("", "Total", "$3,610.00")),
+    locator=Locator(sheet="Expenses", rows=(3, 7)),
+    name="Expenses",
+    row_numbers=(4, 5, 6, 7),
+    columns=("A", "B", "C"),
+)  # fmt: skip
+
+
+def test_aggregates_leave_out_a_total_row_wherever_its_label_stands(
+    database: TableDatabase,
+) -> None:
+    """A sheet's "Total" row summed with the rows it totals counts them twice; grouped, it is
+    the largest vendor. Read by its label, it is read as written."""
+    assert database.run("SELECT SUM(freshwater_ducks) FROM duck_observations").text() == (
+        "sum(freshwater_ducks) = 735"
+    )
+    db = TableDatabase([SourceTable("s8", "/docs/expenses.xlsx", EXPENSES)])
+    try:
+        assert "total rows are left out of SUM" in db.schema()
+        most = db.run(
+            "SELECT vendor, SUM(amount_usd) AS paid FROM expenses GROUP BY vendor "
+            "ORDER BY paid DESC LIMIT 1"
+        )
+        assert most.rows == (("SkyJet", 2750.0),)
+        (cited,) = most.cited
+        assert cited.rows == (4, 5, 6)
+        assert db.run("SELECT COUNT(*) FROM expenses WHERE amount_usd > 1000").rows == ((2,),)
+        named = db.run("SELECT MAX(amount_usd) FROM expenses WHERE vendor ILIKE '%total%'")
+        assert named.rows == ((3610.0,),)
+        assert db.run("SELECT amount_usd FROM expenses WHERE date IS NULL").rows == ((3610.0,),)
+    finally:
+        db.close()

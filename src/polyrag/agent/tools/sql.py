@@ -192,6 +192,7 @@ class TableDatabase:
         self._timeout_s = timeout_s
         self.tables: list[SqlTable] = []
         self._views: dict[str, tuple[str, tuple[SqlColumn, ...]]] = {}  # view → table, columns
+        self._totals: dict[str, tuple[int, ...]] = {}  # table → row numbers of its total rows
         taken: set[str] = set()
         self._db = duckdb.connect(":memory:", config={"threads": 1, "memory_limit": "512MB"})
         for source_table in tables:
@@ -202,6 +203,9 @@ class TableDatabase:
             self._db.unregister("incoming")
             table = SqlTable(name, source_table, columns)
             self.tables.append(table)
+            totals = _total_rows(source_table, columns)
+            if totals:
+                self._totals[name] = totals
             self._period_view(table, taken)
         self._db.execute("SET enable_external_access = false")
         self._db.execute("SET autoload_known_extensions = false")
@@ -240,6 +244,10 @@ class TableDatabase:
             lines = [f"TABLE {table.name} ({columns})", f"  -- {table.describe()}; {count}"]
             for row in shown:
                 lines.append("  -- row: " + ", ".join(v or "NULL" for v in row))
+            if table.name in self._totals:
+                lines.append(
+                    "  -- its total rows are left out of SUM, AVG, COUNT, MIN, MAX and GROUP BY"
+                )
             for view, (base, _columns) in self._views.items():
                 if base == table.name:
                     lines.append(
@@ -270,7 +278,7 @@ class TableDatabase:
             if table.name not in self._by_name and table.name not in ctes | set(self._views):
                 known = ", ".join([*self._by_name, *self._views]) or "none"
                 raise SqlError(f"unknown table {table.name!r} (tables: {known})")
-        return _with_ties(_ordering_shown(self._read_by_period(tree)))
+        return _with_ties(_ordering_shown(self._without_totals(self._read_by_period(tree))))
 
     def _read_by_period(self, tree: exp.Expression) -> exp.Expression:
         """The query reading a statement's period view where it asks for the view's columns
@@ -289,6 +297,27 @@ class TableDatabase:
             own = {column.name.lower() for column in known.columns}
             if (asked & {"period", "value"}) - own:
                 table.set("this", exp.to_identifier(view))
+        return tree
+
+    def _without_totals(self, tree: exp.Expression) -> exp.Expression:
+        """Each aggregating SELECT over one table (or its period view) leaving out the table's
+        total rows: a sheet's "Total" row summed with the rows it totals counts them twice, and
+        grouped it becomes the largest "vendor". A query whose conditions name a total
+        ("WHERE label ILIKE '%total%'") reads it as written."""
+        for select in list(tree.find_all(exp.Select)):
+            aggregates = select.args.get("group") or any(
+                f.parent_select is select for f in select.find_all(exp.AggFunc)
+            )
+            read = [t for t in select.find_all(exp.Table) if t.parent_select is select]
+            if not aggregates or len(read) != 1 or select.args.get("joins"):
+                continue
+            base = self._views[read[0].name][0] if read[0].name in self._views else read[0].name
+            totals = self._totals.get(base)
+            where = select.args.get("where")
+            if not totals or (where is not None and _NAMES_TOTAL.search(where.sql())):
+                continue
+            kept = ", ".join(str(n) for n in totals)
+            select.where(f'"{ROW_COLUMN}" NOT IN ({kept})', dialect="duckdb", copy=False)
         return tree
 
     def run(self, query: str) -> SqlResult:
@@ -536,6 +565,24 @@ _UNNAMED = re.compile(
     r"\s*(?:\([^()]*\)\s*)*|column \d+|\s*(?:\$\s*)?in (?:thousands|millions|billions)\b.*",
     re.IGNORECASE,
 )
+
+
+# A row that totals the rows above it: a bare "Total", "Subtotal", "Grand total" or "Sum" label
+# (a statement's "Total current assets" is a line of its own, read like any other).
+_TOTAL_LABEL = re.compile(r"\s*(?:grand\s+|sub-?)?totals?\s*:?\s*|\s*sum\s*:?\s*", re.IGNORECASE)
+_NAMES_TOTAL = re.compile(r"total|\bsum\b", re.IGNORECASE)
+
+
+def _total_rows(source_table: SourceTable, columns: Sequence[SqlColumn]) -> tuple[int, ...]:
+    """The row numbers of a table's total rows: a text cell that is a bare total label, every
+    other text cell blank, wherever the label stands ("", "", "Total", "$8,129.70")."""
+    table = source_table.table
+    found = []
+    for index, row in enumerate(table.rows):
+        text = [row[i] for i, c in enumerate(columns) if not c.numeric and i < len(row) and row[i]]
+        if text and all(_TOTAL_LABEL.fullmatch(cell) for cell in text):
+            found.append(table.row_number(index))
+    return tuple(found)
 
 
 def _arrow(source_table: SourceTable, columns: Sequence[SqlColumn]) -> pa.Table:
