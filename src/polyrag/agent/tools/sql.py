@@ -246,7 +246,8 @@ class TableDatabase:
                 lines.append("  -- row: " + ", ".join(v or "NULL" for v in row))
             if table.name in self._totals:
                 lines.append(
-                    "  -- its total rows are left out of SUM, AVG, COUNT, MIN, MAX and GROUP BY"
+                    "  -- its total rows are left out unless a condition names them "
+                    "(SUM computes the total)"
                 )
             for view, (base, _columns) in self._views.items():
                 if base == table.name:
@@ -300,16 +301,14 @@ class TableDatabase:
         return tree
 
     def _without_totals(self, tree: exp.Expression) -> exp.Expression:
-        """Each aggregating SELECT over one table (or its period view) leaving out the table's
-        total rows: a sheet's "Total" row summed with the rows it totals counts them twice, and
-        grouped it becomes the largest "vendor". A query whose conditions name a total
-        ("WHERE label ILIKE '%total%'") reads it as written."""
+        """Each SELECT over one table (or its period view) leaving out the table's total rows,
+        which are no records of their own: a sheet's "Total" row summed with the rows it totals
+        counts them twice, grouped it is the largest "vendor", ranked it is the largest single
+        expense. A query whose conditions name a total ("WHERE label ILIKE '%total%'") reads
+        it as written."""
         for select in list(tree.find_all(exp.Select)):
-            aggregates = select.args.get("group") or any(
-                f.parent_select is select for f in select.find_all(exp.AggFunc)
-            )
             read = [t for t in select.find_all(exp.Table) if t.parent_select is select]
-            if not aggregates or len(read) != 1 or select.args.get("joins"):
+            if len(read) != 1 or select.args.get("joins"):
                 continue
             base = self._views[read[0].name][0] if read[0].name in self._views else read[0].name
             totals = self._totals.get(base)
