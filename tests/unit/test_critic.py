@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from polyrag.agent.critic import (
@@ -395,9 +397,31 @@ def test_a_row_named_as_the_question_names_it_wins_over_a_similar_one() -> None:
     )
     question = "What is the change of IMFT's total assets from 2018 to 2019?"
     current = review(question, calculation("391 - 339", "391 − 339 = 52", sheet), [])
-    assert current.verdict == "repair" and current.search == "total assets"
+    assert current.verdict == "repair"
+    assert "'Total assets' has 2018: 3025 and 2019: 2664: take those two values" in current.why
     total = calculation("2664 - 3025", "2,664 − 3,025 = -361", sheet)
     assert review(question, total, []).verdict == "accept"
+
+
+def test_a_change_over_a_statement_takes_the_row_the_question_writes_out_in_full() -> None:
+    """Two rows "Other" and a "Total Other", under a row of years: the percentage change of
+    "Total Other" is over that row's values, whatever the model took."""
+    table = (
+        "|  |  | Years Ended December 31, |  |\n| --- | --- | --- | --- |\n"
+        "|  | 2019 | 2018 | 2017 |\n| Other | 123,969 | 118,620 | 118,853 |\n"
+        "| Other | 223,847 | 203,251 | 178,649 |\n| Total Other | 89 | 95 | 82 |"
+    )
+    chunk = Chunk("o1", "s5", "/d/regions.md", table, Locator())
+    question = "What was the percentage change in Total Other in 2018 from 2017?"
+    wrong = calculation(
+        "(123969 - 118620) / 118620 * 100", "(123,969 − 118,620) ÷ 118,620 × 100 = 4.51", chunk
+    )
+    verdict = review(question, wrong, [])
+    assert "'Total Other' has 2017: 82 and 2018: 95: compute (95 - 82) / 82 * 100" in verdict.why
+    right = calculation("(95 - 82) / 82 * 100", "(95 − 82) ÷ 82 × 100 = 15.85", chunk)
+    assert review(question, right, []).verdict == "accept"
+    average = "What was the average Total Other in 2018 and 2017?"  # no change: not read
+    assert "has 2017" not in review(average, wrong, []).why
 
 
 def test_a_row_the_question_names_more_fully_is_taken_instead() -> None:
@@ -654,3 +678,41 @@ def test_a_difference_between_two_named_things_takes_the_first_named_first() -> 
     less = "How much less was budgeted for Borealis than for Atlas?"
     assert review(less, right, []).verdict == "accept"
     assert "compute 420,000 - 310,000" in review(less, turned, []).why
+
+
+YIELDS = Chunk(
+    "v1", "s4", "/d/tatqa.md",
+    "Table 1\n| | 2019 | 2018 | 2017 |\n| --- | --- | --- | --- |\n"
+    "| Dividend yield (%) | 4.6 | 4.5 | 4.1 |\n| Expected volatility (%) | 28.7 | 27.1 | 28.7 |\n"
+    "| Risk-free interest rate (%) | 1.9 | 2.8 | 2.0 |",
+    Locator(rows=(2, 5)),
+)  # fmt: skip
+
+
+def test_an_aggregate_over_every_row_or_year_of_a_statement_is_repaired_to_those_named() -> None:
+    """AVG(value) over a statement's period view averages every line (or every year) unless
+    its conditions keep the row and the years the question names."""
+    question = "What is the average dividend yield in 2018 and 2019?"
+    mixed = ToolOutcome(
+        "sql",
+        {"query": "SELECT AVG(value) FROM table_1 WHERE period = '2018' OR period = '2019'"},
+        True, 'avg("value") = 9.97', backing=(YIELDS,),
+    )  # fmt: skip
+    verdict = review(question, mixed, [])
+    assert verdict.verdict == "repair"
+    assert verdict.why.endswith(
+        "WHERE (period = '2018' OR period = '2019') AND label ILIKE '%dividend yield%'"
+    )
+    row_only = "SELECT AVG(value) FROM table_1 WHERE label ILIKE '%dividend yield%'"
+    every_year = review(question, replace(mixed, arguments={"query": row_only}), [])
+    assert every_year.why.endswith("AND period IN ('2018', '2019')")
+    both = row_only + " AND period IN ('2018', '2019')"
+    assert review(question, replace(mixed, arguments={"query": both}), []).verdict == "accept"
+    total = "What is the average total dividend yield in 2018 and 2019?"
+    both_rows = replace(
+        YIELDS, text=YIELDS.text + "\n| Total dividend yield (%) | 5.0 | 4.9 | 4.4 |"
+    )
+    fuller = review(total, replace(mixed, backing=(both_rows,)), [])
+    assert "label ILIKE '%total dividend yield%'" in fuller.why  # the row named in full
+    every = "What is the average of all the rates in 2019?"  # names no row: as asked
+    assert review(every, mixed, []).verdict == "accept"

@@ -270,6 +270,24 @@ def test_a_count_a_table_states_in_a_column_is_a_lookup(
     assert route(question, hits(Modality.TABLE, text)).kind == kind
 
 
+PSUS = (
+    "| Grant date | Number of shares (thousands) | Fair value |\n| --- | --- | --- |\n"
+    "| February 2016 | 547 | $ 42.01 |\n| October 2018 | 465 | $ 60.25 |"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # No verb after what is counted: a word of a numeric column's header is read there.
+        ("How many shares PSUs granted in February 2016?", "lookup"),
+        ("How many grant dates are listed?", "aggregate"),
+    ],
+)
+def test_a_count_without_a_verb_reads_a_column_that_names_it(question: str, kind: str) -> None:
+    assert route(question, hits(Modality.TABLE, PSUS)).kind == kind
+
+
 def test_a_one_digit_answer_is_found_as_a_number_of_its_own() -> None:
     """The agent's evaluation takes the model's answer only if a passage states it."""
     row = "Row 3: Team is Blues, Location is STL, Stanley Cups is 1"

@@ -8,7 +8,7 @@ its result. A verdict is `accept`, `repair` (with a note the next attempt is giv
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -163,6 +163,16 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
             "the query does not use anything the question names; pick the rows and columns "
             "the question is about",
         )
+    missing = _conditions_missing(question, query, outcome.backing)
+    if missing:
+        tree = _parsed(query)
+        where = tree.args.get("where") if tree is not None else None
+        kept = f"({where.this.sql(dialect='duckdb')}) AND " if where is not None else ""
+        return Review(
+            "repair",
+            "the query computes over rows or years the question does not ask about: keep only "
+            f"those it names, with WHERE {kept}{missing}",
+        )
     function = _aggregate_not_used(question, query)
     if function:
         return Review(
@@ -216,6 +226,58 @@ _STATISTICS = (
         "AVG",
     ),
 )
+
+
+def _conditions_missing(question: str, query: str, backing: Sequence[Chunk]) -> str:
+    """The conditions an aggregate over a statement's rows lacks, as SQL, or "": the row label
+    the question names ("the average dividend yield in 2018 and 2019" as AVG(value) WHERE
+    period = '2018' OR period = '2019' averages every line of the table) and the years it
+    names (AVG(value) WHERE label ILIKE '%dividend yield%' averages every year). Only a query
+    over a statement's period view (its columns label, period, value) is read; a condition is
+    asked for only when the question names exactly one row label, or some but not all of the
+    cited table's years."""
+    tree = _parsed(query)
+    if not isinstance(tree, exp.Select) or tree.find(exp.AggFunc) is None:
+        return ""
+    if not {c.name.lower() for c in tree.find_all(exp.Column)} & {"period", "value"}:
+        return ""
+    if tree.args.get("group"):
+        return ""
+    where = tree.args.get("where")
+    conditioned = {c.name.lower() for c in where.find_all(exp.Column)} if where else set()
+    tables = [table for chunk in backing for table in pipe_tables(chunk.text)]
+    missing = []
+    if not conditioned - {"period", "year"}:
+        asked = " ".join(_TOKEN.findall(question.lower()))
+        labels = {row[0] for table in tables for row in table.rows if row and row[0].strip()}
+        named = [
+            label
+            for label in labels
+            if (words := content_words(label) - _GENERIC)
+            and all(re.search(rf"\b{re.escape(w)}", asked) for w in words)
+        ]
+        if len(named) > 1:  # the fullest label the question writes out: "Total current tax …"
+            tokens = [_TOKEN.findall(label.lower()) for label in named]
+            written = [
+                words
+                for words in tokens
+                if all(re.search(rf"\b{re.escape(w)}\b", asked) for w in words)
+            ]
+            longest = max(map(len, written), default=0)
+            named = [" ".join(words) for words in written if len(words) == longest]
+        if len(labels) >= 2 and len(named) == 1:
+            missing.append(f"label ILIKE '%{' '.join(_TOKEN.findall(named[0].lower()))}%'")
+    if not conditioned & {"period", "year"}:
+        years = sorted(set(re.findall(r"\b(?:19|20)\d\d\b", question)))
+        columns = {
+            found.group(0)
+            for table in tables
+            for cell in table.header
+            if (found := re.search(r"\b(?:19|20)\d\d\b", cell))
+        }
+        if years and set(years) < columns:
+            missing.append(f"period IN ({', '.join(repr(y) for y in years)})")
+    return " AND ".join(missing)
 
 
 def _aggregate_not_used(question: str, query: str) -> tuple[str, str] | None:
@@ -929,42 +991,82 @@ def _row_for_periods(
 ) -> tuple[str, list[tuple[str, float]]] | None:
     """The row a question's change "from January to April" is over, and its values under the
     columns of the first and the last period it names ("Widgets", [("Jan", 40), ("Apr", 60)]),
-    read from rows of "Header is value" pairs; None unless exactly one row names the
-    question's subject and has both columns."""
+    read from rows of "Header is value" pairs, labelled row sentences and Markdown tables
+    under a row of periods. None unless the question names exactly two periods (and no
+    average), and one row names its subject: of several, the one whose label the question
+    writes out in full ("Total Other" over two rows "Other")."""
     asked = [key for m in _PERIOD_NAME.finditer(question) if (key := _period_key(m.group(0)))]
-    if len(set(asked)) < 2:
+    if len(set(asked)) != 2 or _AVERAGE.search(question):
         return None
     # From the earlier period to the later, however the question orders them ("in 2019
     # compared with 2018").
-    first, last = sorted({asked[0], asked[-1]}, key=_chronological)
+    first, last = sorted(set(asked), key=_chronological)
     subject = {
         w[:5]
         for w in content_words(question) - _GENERIC
         if _period_key(w) is None and not w.isdigit()
     }
     found: dict[str, list[tuple[str, float]]] = {}
+    for names, pairs in _period_rows(chunks):
+        by_period = {_period_key(name): (name, value) for name, value in pairs}
+        if first not in by_period or last not in by_period:
+            continue
+        if not any(subject & {w[:5] for w in content_words(name)} for name in names):
+            continue
+        values = []
+        for key in (first, last):
+            header, value = by_period[key]
+            numbers = numbers_in_text(value)
+            if len(numbers) != 1:
+                break
+            values.append((header, numbers[0]))
+        else:
+            found.setdefault(" ".join(names), values)
+    if len(found) > 1:
+        asked_words = " ".join(_TOKEN.findall(question.lower()))
+        written = {
+            label: values
+            for label, values in found.items()
+            if re.search(
+                rf"(?<!\w){re.escape(' '.join(_TOKEN.findall(label.lower())))}(?!\w)", asked_words
+            )
+        }
+        longest = max(map(len, written), default=0)
+        found = {label: values for label, values in written.items() if len(label) == longest}
+    return next(iter(found.items())) if len(found) == 1 else None
+
+
+def _period_rows(chunks: Sequence[Chunk]) -> Iterator[tuple[list[str], list[tuple[str, str]]]]:
+    """Each row of the chunks as (its names, its (column, value) pairs): a row of "Header is
+    value" pairs names itself by its values under other headers than periods; a labelled row
+    sentence and a Markdown row by their label. A Markdown table's columns are named by its
+    header, or by its first row when only that one names periods ("|  | 2019 | 2018 |")."""
     for chunk in chunks:
         for line in chunk.text.splitlines():
             read = read_row_sentence(line)
-            if read is None or read.labelled:
+            if read is None:
                 continue
             pairs = read.pairs()
-            by_period = {_period_key(name): (name, value) for name, value in pairs}
-            names = [value for name, value in pairs if _period_key(name) is None]
-            if first not in by_period or last not in by_period:
-                continue
-            if not any(subject & {w[:5] for w in content_words(name)} for name in names):
-                continue
-            values = []
-            for key in (first, last):
-                header, value = by_period[key]
-                numbers = numbers_in_text(value)
-                if len(numbers) != 1:
-                    break
-                values.append((header, numbers[0]))
+            if read.labelled:
+                yield [read.label], pairs
             else:
-                found[" ".join(names)] = values
-    return next(iter(found.items())) if len(found) == 1 else None
+                yield [value for name, value in pairs if _period_key(name) is None], pairs
+        for table in pipe_tables(chunk.text):
+            rows = [table.header, *table.rows]
+            top = next(
+                (
+                    i
+                    for i, row in enumerate(rows[:3])
+                    if sum(bool(_period_key(c)) for c in row) >= 2
+                ),
+                None,
+            )
+            if top is None:
+                continue
+            header = rows[top]
+            for row in rows[top + 1 :]:
+                if row and row[0].strip():
+                    yield [row[0]], list(zip(header, row, strict=False))
 
 
 def _stems_of(chunk: Chunk) -> set[str]:

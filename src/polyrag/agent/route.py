@@ -191,8 +191,11 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
 
 
 _TOTAL = re.compile(r"^(?:grand )?total\s+\w", re.IGNORECASE)
+# What is counted: the words up to the verb, or without one the first word ("How many shares
+# PSUs granted in February 2016?").
 _HOW_MANY = re.compile(
-    r"\bhow many ((?:[\w'-]+ ){0,4}?[\w'-]+) (?=(?:were|are|did|do|does|have|has|had)\b)",
+    r"\bhow many ((?:[\w'-]+ ){0,4}?[\w'-]+) (?=(?:were|are|did|do|does|have|has|had)\b)|"
+    r"\bhow many ([\w'-]+)",
     re.IGNORECASE,
 )
 
@@ -206,15 +209,19 @@ def _without_stated_counts(question: str, hits: Sequence[Hit]) -> str:
     teams have won" counts rows), or a figure a best passage writes before what is counted
     ("23,718,968 common shares as of March 28, 2022")."""
     columns = {_singular(name) for name in _column_names(hits)}
+    # A word of a numeric column's header: "shares" under "Number of shares (thousands)".
+    headed = {_singular(w) for name in columns for w in re.findall(r"[a-z]{3,}", name)}
     texts = [hit.chunk.text for hit in hits[:3]]
 
     def stated(found: re.Match[str]) -> str:
-        counted = found.group(1)
+        counted = found.group(1) or found.group(2)
         if _singular(counted) in columns:
             return " "
         noun = _singular(counted.split()[-1])
         if noun in _PERIOD_NOUNS:  # "how many years did …" counts periods of a table
             return found.group(0)
+        if noun in headed:
+            return " "
         # A figure, not a year ("the 2019 and 2018 fiscal years"), then what is counted.
         said = re.compile(
             rf"(?<![\d,.])(?!(?:19|20)\d\d\b)\d[\d,.]*\s+(?:[\w'-]+\s+){{0,3}}"
