@@ -22,6 +22,10 @@ def hits(
         ("How many freshwater ducks were observed in total?", Modality.TABLE, "aggregate", True),
         ("Which year had the fewest ducks?", Modality.TABLE, "aggregate", True),
         ("How many employees work in Sales?", Modality.TABLE, "aggregate", True),
+        # Money spent or paid, asked of a ledger, adds up the rows it names.
+        ("How much was spent on travel in 2025?", Modality.TABLE, "aggregate", True),
+        ("How much did we pay Harbor Hotel?", Modality.TABLE, "aggregate", True),
+        ("How much is the hotel cap?", Modality.TABLE, "lookup", False),
         (
             "Which department's budget decreased from 2023 to 2024?",
             Modality.TABLE,

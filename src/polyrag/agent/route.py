@@ -23,6 +23,13 @@ _AGGREGATE = re.compile(
     r"maximum|minimum|most|fewest|least|greatest)\b",
     re.IGNORECASE,
 )
+# Money that changed hands, asked of a ledger: "How much was spent on travel in 2025?" adds up
+# the rows it names (over one row, the sum is that row's value).
+_SPENT = re.compile(
+    r"\b(?:how much|what)\s+(?:[\w'$-]+\s+){0,4}?(?:spent|spend|paid|pay|billed|charged|"
+    r"invoiced|ordered|purchased|bought|donated|raised|collected)\b",
+    re.IGNORECASE,
+)
 # "changed" only as how much something changed: "when was the name changed" computes nothing.
 _COMPUTE = re.compile(
     r"\b(?:difference|changes?|how (?:much|far|many)\b.*\bchanged|increase[ds]?|decrease[ds]?|"
@@ -156,7 +163,9 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
     # is a lookup, unless the question also asks to add something up.
     asked = _without_stated_totals(_without_stated_counts(question, hits[:6]), hits[:6])
     asked = _without_named_measures(asked, hits[:6])
-    aggregate = bool(_AGGREGATE.search(asked) or _WHICH_PERIOD.search(asked))
+    aggregate = bool(
+        _AGGREGATE.search(asked) or _WHICH_PERIOD.search(asked) or _SPENT.search(question)
+    )
     compute = bool(_COMPUTE.search(question))
     if MORE_THAN.search(question):
         aggregate, compute = False, True
