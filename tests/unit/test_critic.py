@@ -716,3 +716,21 @@ def test_an_aggregate_over_every_row_or_year_of_a_statement_is_repaired_to_those
     assert "label ILIKE '%total dividend yield%'" in fuller.why  # the row named in full
     every = "What is the average of all the rates in 2019?"  # names no row: as asked
     assert review(every, mixed, []).verdict == "accept"
+
+
+def test_which_one_is_ranked_over_every_row_and_a_measure_named_average_is_a_column() -> None:
+    """ "Which vehicle type has the highest average age?": 'average' names the column "Average
+    age (years)", and a condition picking 'Trucks' (off the example rows) leaves one row."""
+    question = "Which vehicle type has the highest average age?"
+    ranked = "SELECT vehicle_type FROM table_1 ORDER BY average_age_years DESC LIMIT 1"
+    assert review(question, sql(ranked, "vehicle_type = Forklifts"), []).verdict == "accept"
+    preset = (
+        "SELECT vehicle_type FROM table_1 WHERE vehicle_type LIKE '%Trucks%' "
+        "ORDER BY average_age_years DESC LIMIT 1"
+    )
+    verdict = review(question, sql(preset, "vehicle_type = Trucks"), [])
+    assert verdict.verdict == "repair"
+    assert "picks the answer before ranking (vehicle_type LIKE '%Trucks%')" in verdict.why
+    named = "Which truck model has the highest average age?"  # a condition the question names
+    kept = "SELECT model FROM t WHERE model ILIKE '%truck%' ORDER BY average_age DESC LIMIT 1"
+    assert "picks the answer" not in review(named, sql(kept, "model = T1"), []).why

@@ -186,6 +186,13 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
             "the question asks which year or period: select the period itself (a *_by_period "
             "view has one row per label and period), not a figure",
         )
+    preset = _answer_preset(question, query)
+    if preset:
+        return Review(
+            "repair",
+            f"the query picks the answer before ranking ({preset}): leave that condition out "
+            "and rank every row",
+        )
     picked = _picked_unnamed(question, query)
     if picked:
         return Review(
@@ -283,8 +290,12 @@ def _conditions_missing(question: str, query: str, backing: Sequence[Chunk]) -> 
 def _aggregate_not_used(question: str, query: str) -> tuple[str, str] | None:
     """(statistic, SQL function) when the question asks for a median or an average and the
     query computes neither ("the median salary" answered with AVG(salary))."""
+    tree = _parsed(query)
+    columns = " ".join(c.name.lower() for c in tree.find_all(exp.Column)) if tree else ""
     for name, asked, computed, function in _STATISTICS:
         if asked.search(question):
+            if re.search(rf"(?<![a-z]){name}", columns):
+                return None  # "the highest average age": the column "Average age (years)"
             return None if computed.search(query) else (name, function)
     return None
 
@@ -520,6 +531,27 @@ def _read_table(select: exp.Select) -> exp.Table | None:
     """The one table a SELECT reads FROM (sqlglot names the key `from_` or `from`)."""
     source = select.args.get("from_") or select.args.get("from")
     return source.this if source is not None and isinstance(source.this, exp.Table) else None
+
+
+def _answer_preset(question: str, query: str) -> str:
+    """For "Which vehicle type has the highest average age?", a condition on the column the
+    query answers with, by a value the question never names ("vehicle_type LIKE '%Trucks%'",
+    copied off the example rows): the ranking then has one row to pick. "" otherwise."""
+    if not _WHICH_ONE.search(question):
+        return ""
+    tree = _parsed(query)
+    if not isinstance(tree, exp.Select) or tree.args.get("where") is None:
+        return ""
+    shown = {e.unalias().name for e in tree.expressions if isinstance(e.unalias(), exp.Column)}
+    named = _named_words(question)
+    where = tree.args["where"].this
+    parts = list(where.flatten()) if isinstance(where, exp.And) else [where]
+    for part in parts:
+        columns = {c.name for c in part.find_all(exp.Column)}
+        values = [str(v.this) for v in part.find_all(exp.Literal) if v.is_string]
+        if columns & shown and values and not any(_is_named(v, named) for v in values):
+            return part.sql(dialect="duckdb")
+    return ""
 
 
 def _picked_unnamed(question: str, query: str) -> str:
