@@ -26,6 +26,7 @@ def hits(
         ("How much was spent on travel in 2025?", Modality.TABLE, "aggregate", True),
         ("How much did we pay Harbor Hotel?", Modality.TABLE, "aggregate", True),
         ("How much is the hotel cap?", Modality.TABLE, "lookup", False),
+        ("Which supplier has the shortest lead time?", Modality.TABLE, "aggregate", True),
         (
             "Which department's budget decreased from 2023 to 2024?",
             Modality.TABLE,

@@ -71,7 +71,7 @@ _ROW_NAMES = frozenset({"label", "period", "name", "item", "column", "col"})
 # "Which team won most", "At which dose was the rate highest", "What region had the lowest …"
 _WHICH_ONE = re.compile(
     r"\b(?:which|what)\b.*\b(?:highest|lowest|largest|smallest|most|least|maximum|minimum|"
-    r"biggest|greatest|best|worst|top)\b",
+    r"biggest|greatest|best|worst|top|shortest|longest|cheapest)\b",
     re.IGNORECASE,
 )
 _YEAR_VALUE = re.compile(r"= (?:FY ?)?(?:19|20)\d\d\b|= (?:Q[1-4]|[A-Za-z]{3,})", re.IGNORECASE)

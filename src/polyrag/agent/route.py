@@ -20,7 +20,7 @@ from polyrag.types import Hit, Modality
 _AGGREGATE = re.compile(
     r"\b(?:in total|total|sum|altogether|and\b[^?]*?\btogether|combined|average|mean|median|"
     r"how many\b|number of|count|highest|lowest|largest|smallest|"
-    r"maximum|minimum|most|fewest|least|greatest)\b",
+    r"maximum|minimum|most|fewest|least|greatest|shortest|longest|cheapest)\b",
     re.IGNORECASE,
 )
 # Money that changed hands, asked of a ledger: "How much was spent on travel in 2025?" adds up
