@@ -496,6 +496,14 @@ def test_a_sum_over_rows_picked_by_numbers_the_question_never_says_loses_that_fi
     # Words may be the model's synonym of the question's, a year its reading of "last year".
     synonym = "SELECT SUM(v) FROM t WHERE label ILIKE '%net sales%' AND year = 2023"
     assert drop_unnamed_filters("Total revenue last year?", synonym, copied_only=True) is None
+    row = (
+        "SELECT SUM(amount_usd) FROM expenses WHERE category LIKE 'Office' "
+        "AND vendor LIKE 'PaperPoint' AND date LIKE '2025-03%'"
+    )
+    assert drop_unnamed_filters("How much was spent in March 2025?", row, copied_only=True) == (
+        "SELECT SUM(amount_usd) FROM expenses WHERE date LIKE '2025-03%'",
+        ["category LIKE 'Office'", "vendor LIKE 'PaperPoint'"],
+    )  # a whole example row's values at once, none named: copied
     losses = "SELECT COUNT(*) FROM t WHERE profit < 0"  # "a loss", read as a comparison
     assert drop_unnamed_filters("How many months had a loss?", losses, copied_only=True) is None
     # A list of values the question never names is copied off the example rows too.

@@ -308,11 +308,12 @@ def drop_unnamed_filters(
     parse). A small model adds filters it reads off the example rows ("col_1 LIKE '2'"); when
     such a query fails or finds nothing, the question's own filters are all it should keep.
     `copied_only`: drop only the picks a model copies off the example rows: rows picked by
-    numbers other than years (`col_1 IN (1, 2)`), or by a list of several values none of which
+    numbers other than years (`col_1 IN (1, 2)`), by a list of several values none of which
     the question names ("department LIKE '%Engineering%' OR department LIKE '%Sales%'" for "the
-    median salary"). One word may be the model's fair synonym of the question's ('net sales'
-    for revenue), a year its reading of "last year", a comparison its reading of "a loss"; a
-    value it did not read in the question, or a list of them, is none of these."""
+    median salary"), or by two or more columns' values none of which it names at once. One
+    word may be the model's fair synonym of the question's ('net sales' for revenue), a year
+    its reading of "last year", a comparison its reading of "a loss"; a value it did not read
+    in the question, a list of them, or a whole row of them, is none of these."""
     tree = _parsed(query)
     if tree is None:
         return None
@@ -324,6 +325,16 @@ def drop_unnamed_filters(
             continue
         condition = where.this
         parts = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+        # Two or more columns' words picked at once, none of them named ("category LIKE 'Office'
+        # AND vendor LIKE 'PaperPoint'" for "spent in March"): a row copied off the examples.
+        # Figures and dates are read by the rules below.
+        unnamed_picks = [
+            part
+            for part in parts
+            if isinstance(part, (exp.EQ, exp.In, exp.Like, exp.ILike))
+            and (texts := [str(v.this) for v in part.find_all(exp.Literal) if v.is_string])
+            and not any(re.search(r"\d", v) or _is_named(v, named) for v in texts)
+        ]
         kept = []
         for part in parts:
             literals = list(part.find_all(exp.Literal))
@@ -332,7 +343,11 @@ def drop_unnamed_filters(
             # word; only picking rows by value (=, IN) is what it copies off the example rows.
             picks = isinstance(part, (exp.EQ, exp.In))
             several = isinstance(part, (exp.Or, exp.In)) and len(literals) >= 2
-            copied = (picks and all(_plain_count(v) for v in literals)) or several
+            copied = (
+                (picks and all(_plain_count(v) for v in literals))
+                or several
+                or (len(unnamed_picks) >= 2 and part in unnamed_picks)
+            )
             if copied_only and not copied:
                 kept.append(part)
             elif values and not any(_is_named(v, named) for v in values):
