@@ -424,6 +424,37 @@ def test_a_change_over_a_statement_takes_the_row_the_question_writes_out_in_full
     assert "has 2017" not in review(average, wrong, []).why
 
 
+def test_the_row_written_out_in_full_may_order_its_words_otherwise() -> None:
+    """Rows "Sales" and "Sales, net": "net sales" writes the second out in full, in another
+    order, so the change is over that row."""
+    table = (
+        "|  | 2019 | 2018 |\n| --- | --- | --- |\n"
+        "| Sales | 1,200 | 1,100 |\n| Sales, net | 1,040 | 800 |"
+    )
+    chunk = Chunk("n1", "s5", "/d/sales.md", table, Locator())
+    question = "What was the percentage change in net sales from 2018 to 2019?"
+    gross = calculation("(1200 - 1100) / 1100 * 100", "(1,200 − 1,100) ÷ 1,100 × 100 = 9.09", chunk)
+    verdict = review(question, gross, [])
+    assert "'Sales, net' has 2018: 800 and 2019: 1040: compute (1040 - 800) / 800" in verdict.why
+    net = calculation("(1040 - 800) / 800 * 100", "(1,040 − 800) ÷ 800 × 100 = 30", chunk)
+    assert review(question, net, []).verdict == "accept"
+
+
+def test_average_in_a_rows_name_asks_for_no_average() -> None:
+    """ "The change in the average price per unit" is over the row "Average price per unit":
+    a subtraction, not a sum halved; "the average of the prices" still asks for one."""
+    table = (
+        "|  | 2019 | 2018 |\n| --- | --- | --- |\n"
+        "| Units sold | 410 | 380 |\n| Average price per unit | 12.5 | 11.0 |"
+    )
+    chunk = Chunk("a1", "s6", "/d/prices.md", table, Locator())
+    question = "What was the change in the average price per unit from 2018 to 2019?"
+    change = calculation("12.5 - 11.0", "12.5 − 11.0 = 1.5", chunk)
+    assert review(question, change, []).verdict == "accept"
+    asked = "What was the average of the price per unit in 2018 and 2019?"
+    assert "asks for an average" in review(asked, change, []).why
+
+
 def test_a_row_the_question_names_more_fully_is_taken_instead() -> None:
     """The question divides total current assets by total current liabilities; the model took
     "Total assets" and "Total liabilities", rows of the same statement that it names less fully."""

@@ -8,7 +8,7 @@ its result. A verdict is `accept`, `repair` (with a note the next attempt is giv
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -263,15 +263,8 @@ def _conditions_missing(question: str, query: str, backing: Sequence[Chunk]) -> 
             if (words := content_words(label) - _GENERIC)
             and all(re.search(rf"\b{re.escape(w)}", asked) for w in words)
         ]
-        if len(named) > 1:  # the fullest label the question writes out: "Total current tax …"
-            tokens = [_TOKEN.findall(label.lower()) for label in named]
-            written = [
-                words
-                for words in tokens
-                if all(re.search(rf"\b{re.escape(w)}\b", asked) for w in words)
-            ]
-            longest = max(map(len, written), default=0)
-            named = [" ".join(words) for words in written if len(words) == longest]
+        if len(named) > 1:  # "Total current tax …" over "Current tax …"
+            named = _fullest_labels(question, named)
         if len(labels) >= 2 and len(named) == 1:
             missing.append(f"label ILIKE '%{' '.join(_TOKEN.findall(named[0].lower()))}%'")
     if not conditioned & {"period", "year"}:
@@ -642,6 +635,7 @@ def _is_named(value: str, named: set[str]) -> bool:
 
 
 def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[Chunk]) -> Review:
+    sources = (*(outcome.backing or ()), *passages)
     value_text = outcome.result.rsplit("=", 1)[-1]
     values = numbers_in_text(value_text)
     if not values:
@@ -670,7 +664,7 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "a number is divided by itself, so a parenthesis is missing: a percentage change is "
             "(new - old) / old * 100",
         )
-    if _AVERAGE.search(question) and "+" not in expression and not _PERCENT.search(question):
+    if _asks_average(question, sources) and "+" not in expression and not _PERCENT.search(question):
         return Review(
             "repair",
             "the question asks for an average: add the values and divide by how many there "
@@ -705,10 +699,10 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
     unasked = _unasked_operation(question, outcome.formula)
     if unasked:
         return Review("discard", unasked)
-    turned = _turned_difference(question, expression, (*(outcome.backing or ()), *passages))
+    turned = _turned_difference(question, expression, sources)
     if turned:
         return Review("repair", turned)
-    row = _row_for_periods(question, (*(outcome.backing or ()), *passages))
+    row = _row_for_periods(question, sources)
     if row is not None and not all(
         any(same_number(value, n) for n in from_sources) for _, value in row[1]
     ):
@@ -1033,6 +1027,23 @@ def _chronological(key: str) -> tuple[int, int]:
     return 0, month_number(key)
 
 
+def _asks_average(question: str, chunks: Sequence[Chunk]) -> bool:
+    """Whether the question asks for an average, not for a figure whose name says "average"
+    ("the change in the average price per unit" over a row "Average price per unit"): the
+    word and the one after it, written together in a passage, are a name."""
+    found = _AVERAGE.search(question)
+    if found is None:
+        return False
+    after = _TOKEN.findall(question[found.end() :].lower())[:1]
+    if not after or after[0] in _AVERAGE_OF:
+        return True
+    name = f"{found.group(0).lower()} {after[0]}"
+    return not any(name in " ".join(_TOKEN.findall(chunk.text.lower())) for chunk in chunks)
+
+
+_AVERAGE_OF = frozenset({"of", "for", "in", "over", "between", "across", "the", "a", "an"})
+
+
 def _row_for_periods(
     question: str, chunks: Sequence[Chunk]
 ) -> tuple[str, list[tuple[str, float]]] | None:
@@ -1043,7 +1054,7 @@ def _row_for_periods(
     average), and one row names its subject: of several, the one whose label the question
     writes out in full ("Total Other" over two rows "Other")."""
     asked = [key for m in _PERIOD_NAME.finditer(question) if (key := _period_key(m.group(0)))]
-    if len(set(asked)) != 2 or _AVERAGE.search(question):
+    if len(set(asked)) != 2 or _asks_average(question, chunks):
         return None
     # From the earlier period to the later, however the question orders them ("in 2019
     # compared with 2018").
@@ -1070,17 +1081,22 @@ def _row_for_periods(
         else:
             found.setdefault(" ".join(names), values)
     if len(found) > 1:
-        asked_words = " ".join(_TOKEN.findall(question.lower()))
-        written = {
-            label: values
-            for label, values in found.items()
-            if re.search(
-                rf"(?<!\w){re.escape(' '.join(_TOKEN.findall(label.lower())))}(?!\w)", asked_words
-            )
-        }
-        longest = max(map(len, written), default=0)
-        found = {label: values for label, values in written.items() if len(label) == longest}
+        found = {label: found[label] for label in _fullest_labels(question, found)}
     return next(iter(found.items())) if len(found) == 1 else None
+
+
+def _fullest_labels(question: str, labels: Iterable[str]) -> list[str]:
+    """Of several row labels, those the question writes out in full (every word of theirs is
+    a word of the question) with the most words: "Total Other" over "Other" for "the change
+    in Total Other". More than one when the question does not tell them apart."""
+    asked = set(_TOKEN.findall(question.lower()))
+    written = {
+        label: len(words)
+        for label in labels
+        if (words := _TOKEN.findall(label.lower())) and set(words) <= asked
+    }
+    most = max(written.values(), default=0)
+    return [label for label, count in written.items() if count == most]
 
 
 def _period_rows(chunks: Sequence[Chunk]) -> Iterator[tuple[list[str], list[tuple[str, str]]]]:
