@@ -718,6 +718,38 @@ def test_a_computed_answer_states_the_calculators_result() -> None:
     assert with_result(redone, evidence[:1], question) is redone
 
 
+def test_a_reply_names_every_row_tied_first() -> None:
+    """The query ranks teams by their tickets and keeps the two tied first; a reply naming
+    one of them is written by code with both, and one naming both stands."""
+    from polyrag.agent.grounding import derived, with_ties
+    from polyrag.agent.tools.base import ToolOutcome
+    from polyrag.answer.evidence import Evidence
+    from polyrag.types import Answer, Citation
+
+    rows = next(c for c in CHUNKS if c.chunk_id == "w1")
+    query = (
+        "(query: SELECT team, COUNT(*) AS tickets FROM t GROUP BY team "
+        "ORDER BY tickets DESC LIMIT 1; cells: E2:E8)"
+    )
+    result = f"team = Desktop, tickets = 3\nteam = Network, tickets = 3\n{query}"
+    outcome = ToolOutcome("sql", {}, True, result, backing=(rows,))
+    evidence = [Evidence(1, rows, rows.text), replace(derived(outcome), n=2)]
+    question = "Which team has the most tickets?"
+    one = Answer("q", "Desktop has the most tickets, 3 [2].", False, (Citation(2, rows),), "m", {})
+    fixed = with_ties(one, evidence, question)
+    assert fixed.text == (
+        "Desktop and Network tie, with 3 (tickets) each, computed with SQL from the cited rows [2]."
+    )
+    both = replace(one, text="Desktop and Network have 3 tickets each [2].")
+    assert with_ties(both, evidence, question) is both
+    # Rows with different figures are a listing, not a tie; a question that ranks nothing
+    # leaves the reply alone.
+    listing = result.replace("Network, tickets = 3", "Network, tickets = 2")
+    listed = [evidence[0], replace(derived(replace(outcome, result=listing)), n=2)]
+    assert with_ties(one, listed, question) is one
+    assert with_ties(one, evidence, "How many tickets does each team have?") is one
+
+
 def test_a_computed_answer_states_the_one_figure_a_query_gave() -> None:
     from polyrag.agent.grounding import derived, with_result
     from polyrag.agent.tools.base import ToolOutcome

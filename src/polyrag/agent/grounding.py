@@ -199,6 +199,63 @@ def _computed(text: str) -> tuple[str, str] | None:
     return name.strip(), result.strip()
 
 
+# "Which team has the most tickets?": a question after the one row (or rows) ranked first.
+_ONE_RANKED = re.compile(
+    r"\b(?:which|who|what)\b.*\b(?:highest|lowest|largest|smallest|most|least|maximum|"
+    r"minimum|biggest|greatest|best|worst|top|shortest|longest|cheapest|fewest)\b",
+    re.IGNORECASE,
+)
+_PAIR_NAME = re.compile(r"(?:^|, )([^=,\n]+?) = ")
+
+
+def with_ties(answer: Answer, evidence: Sequence[Evidence], question: str) -> Answer:
+    """A reply to "which … the most" names every row tied first. The SQL tool keeps the rows
+    tied with the last one it ranks, but the model tends to name the first ("Desktop, with 3
+    tickets" where Network has 3 as well): when the query ranked its rows and gave several,
+    all with the same figure, and the reply leaves one out, code writes the answer: the tied
+    names, their figure and the rows cited."""
+    if answer.refused or not _ONE_RANKED.search(question):
+        return answer
+    results = [item for item in evidence if item.derived and item.text.startswith(_SQL)]
+    if not results:
+        return answer
+    item = results[-1]
+    body, _, query = item.text[len(_SQL) :].strip().partition("\n(query:")
+    if not re.search(r"\bORDER\s+BY\b|\b(?:max|min)\s*\(", query, re.IGNORECASE):
+        return answer
+    parsed = [_result_row(line) for line in body.splitlines()]
+    rows = [row for row in parsed if row is not None]
+    if len(rows) < 2 or len(rows) < len(parsed) or any(r.keys() != rows[0].keys() for r in rows):
+        return answer
+    columns = list(rows[0])
+    figures = [c for c in columns if all(parse_number(r[c]) is not None for r in rows)]
+    tied = [c for c in figures if len({parse_number(r[c]) for r in rows}) == 1]
+    names = [c for c in columns if c not in figures and len({r[c] for r in rows}) == len(rows)]
+    if not tied or not names:
+        return answer
+    named = [row[names[0]] for row in rows]
+    written = answer.text.casefold()
+    if all(name.casefold() in written for name in named):
+        return answer
+    both = ", ".join(named[:-1]) + f" and {named[-1]}"
+    text = (
+        f"{both} tie, with {rows[0][tied[0]]} ({tied[0]}) each, computed with SQL from the "
+        f"cited rows [{item.n}]."
+    )
+    cited = tuple(Citation(item.n, chunk) for chunk in item.backing)
+    return replace(answer, text=text, citations=cited, partial=False)
+
+
+def _result_row(line: str) -> dict[str, str] | None:
+    """A line of a SQL result ("team = Desktop, n = 3") as its values by column, or None."""
+    found = list(_PAIR_NAME.finditer(line))
+    if not found or found[0].start() != 0:
+        return None
+    ends = [m.start() for m in found[1:]] + [len(line)]
+    pairs = zip(found, ends, strict=True)
+    return {m.group(1).strip(): line[m.end() : end].strip() for m, end in pairs}
+
+
 def with_figure(answer: Answer, evidence: Sequence[Evidence]) -> Answer:
     """A reply to a question about a statement figure states the figure code read or computed
     (`tools/statements.py`). When the model wrote no number or its reply was withdrawn, or it

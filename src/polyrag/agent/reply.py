@@ -23,6 +23,7 @@ from polyrag.agent.grounding import (
     with_coverage,
     with_figure,
     with_result,
+    with_ties,
 )
 from polyrag.agent.questions import AGES, bridge_of, older_by_dates
 from polyrag.agent.run import PER_ROUND, Run
@@ -106,6 +107,7 @@ class Replier:
             answer = replace(figure, steps=tuple(run.trace.steps))
         elif state.get("kind") in ("compute", "aggregate"):
             stated = with_result(answer, evidence, question)
+            tied = with_ties(answer, evidence, question)
             if stated is not answer:
                 run.trace.add(
                     "result",
@@ -113,6 +115,14 @@ class Replier:
                     {"answer": stated.text, "was": answer.text},
                 )
                 answer = replace(stated, steps=tuple(run.trace.steps))
+            elif tied is not answer:
+                run.trace.add(
+                    "result",
+                    "the reply left out rows tied first in the query's ranking: code wrote the "
+                    "answer",
+                    {"answer": tied.text, "was": answer.text},
+                )
+                answer = replace(tied, steps=tuple(run.trace.steps))
         if state.get("kind") in ("multihop", "compare", "compute", "lookup") and not answer.refused:
             answer = with_bridges(answer, evidence, state)
             answer = with_chain(answer, evidence, question)
