@@ -535,6 +535,15 @@ def test_a_sum_over_rows_picked_by_numbers_the_question_never_says_loses_that_fi
         "SELECT SUM(amount_usd) FROM expenses WHERE date LIKE '2025-03%'",
         ["category LIKE 'Office'", "vendor LIKE 'PaperPoint'"],
     )  # a whole example row's values at once, none named: copied
+    # One value none of the question's words could stand for: every word is a column's.
+    germany = "SELECT AVG(unit_price_eur) FROM suppliers WHERE country ILIKE '%Germany%'"
+    price = "What is the average unit price of the suppliers?"
+    assert drop_unnamed_filters(price, germany, copied_only=True) == (
+        "SELECT AVG(unit_price_eur) FROM suppliers",
+        ["country ILIKE '%Germany%'"],
+    )
+    flights = "SELECT SUM(amount) FROM expenses WHERE category ILIKE '%Travel%'"
+    assert drop_unnamed_filters("How much went on flights?", flights, copied_only=True) is None
     losses = "SELECT COUNT(*) FROM t WHERE profit < 0"  # "a loss", read as a comparison
     assert drop_unnamed_filters("How many months had a loss?", losses, copied_only=True) is None
     # A list of values the question never names is copied off the example rows too.

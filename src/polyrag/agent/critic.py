@@ -303,7 +303,8 @@ def drop_unnamed_filters(
     `copied_only`: drop only the picks a model copies off the example rows: rows picked by
     numbers other than years (`col_1 IN (1, 2)`), by a list of several values none of which
     the question names ("department LIKE '%Engineering%' OR department LIKE '%Sales%'" for "the
-    median salary"), or by two or more columns' values none of which it names at once. One
+    median salary"), by two or more columns' values none of which it names at once, or by one
+    such value when every word of the question is read by the query's columns and tables. One
     word may be the model's fair synonym of the question's ('net sales' for revenue), a year
     its reading of "last year", a comparison its reading of "a loss"; a value it did not read
     in the question, a list of them, or a whole row of them, is none of these."""
@@ -328,6 +329,10 @@ def drop_unnamed_filters(
             and (texts := [str(v.this) for v in part.find_all(exp.Literal) if v.is_string])
             and not any(re.search(r"\d", v) or _is_named(v, named) for v in texts)
         ]
+        # One such pick is copied as well when the question has no word left that its value
+        # could stand for: the query's columns and tables read all of them ("the average unit
+        # price of the suppliers" as AVG(unit_price) over suppliers WHERE country = 'Germany').
+        idle = _unread_words(question, select)
         kept = []
         for part in parts:
             literals = list(part.find_all(exp.Literal))
@@ -339,7 +344,7 @@ def drop_unnamed_filters(
             copied = (
                 (picks and all(_plain_count(v) for v in literals))
                 or several
-                or (len(unnamed_picks) >= 2 and part in unnamed_picks)
+                or (part in unnamed_picks and (len(unnamed_picks) >= 2 or not idle))
             )
             if copied_only and not copied:
                 kept.append(part)
@@ -352,6 +357,19 @@ def drop_unnamed_filters(
     if not dropped:
         return None
     return tree.sql(dialect="duckdb"), dropped
+
+
+def _unread_words(question: str, select: exp.Select) -> set[str]:
+    """The question's words, operations and generic words aside, that none of the query's
+    columns and tables read (compared by their first five letters)."""
+    identifiers = [c.name for c in select.find_all(exp.Column)]
+    identifiers += [t.name for t in select.find_all(exp.Table)]
+    read = {w[:5] for name in identifiers for w in _words(name)}
+    return {
+        w
+        for w in content_words(question) - _GENERIC - _OPERATIONS
+        if not w.isdigit() and w[:5] not in read
+    }
 
 
 def _plain_count(literal: exp.Literal) -> bool:
