@@ -440,6 +440,22 @@ def test_the_row_written_out_in_full_may_order_its_words_otherwise() -> None:
     assert review(question, net, []).verdict == "accept"
 
 
+def test_a_row_under_a_title_naming_the_measure_holds_right_operands() -> None:
+    """ "Training hours" is the table's title, not its rows'; a sentence naming them with a
+    year only ("rose in most departments in 2024") is no row of them, so Operations' 210 and
+    260 are the right operands."""
+    table = Chunk(
+        "t1", "s7", "/d/training.docx",
+        "| Department | 2023 | 2024 |\n| --- | --- | --- |\n| Finance | 120 | 150 |\n"
+        "| Operations | 210 | 260 |",
+        Locator(heading_path=("Staff training report", "Training hours by department")),
+    )  # fmt: skip
+    prose = passage("/d/training.docx", "Training hours rose in most departments in 2024.")
+    question = "By how much did Operations' training hours increase from 2023 to 2024?"
+    right = calculation("260 - 210", "260 − 210 = 50", table)
+    assert review(question, right, [prose]).verdict == "accept"
+
+
 def test_average_in_a_rows_name_asks_for_no_average() -> None:
     """ "The change in the average price per unit" is over the row "Average price per unit":
     a subtraction, not a sum halved; "the average of the prices" still asks for one."""
@@ -782,3 +798,12 @@ def test_which_one_is_ranked_over_every_row_and_a_measure_named_average_is_a_col
     named = "Which truck model has the highest average age?"  # a condition the question names
     kept = "SELECT model FROM t WHERE model ILIKE '%truck%' ORDER BY average_age DESC LIMIT 1"
     assert "picks the answer" not in review(named, sql(kept, "model = T1"), []).why
+    # On another column, when each word of the question is a column's or the table's.
+    stock = "Which product has the highest quantity in stock?"
+    berlin = "SELECT product FROM stock WHERE warehouse = 'Berlin' ORDER BY quantity DESC LIMIT 1"
+    found = review(stock, sql(berlin, "product = Steel nuts M8, quantity = 1500"), [])
+    assert "picks the answer before ranking (warehouse = 'Berlin')" in found.why
+    # A word left over may be what the value stands for ("fasteners" for a category).
+    fasteners = "Which fastener has the highest quantity in stock?"
+    bolts = "SELECT product FROM stock WHERE category = 'Bolts' ORDER BY quantity DESC LIMIT 1"
+    assert "picks the answer" not in review(fasteners, sql(bolts, "product = M8"), []).why

@@ -293,6 +293,28 @@ def test_a_count_without_a_verb_reads_a_column_that_names_it(question: str, kind
     assert route(question, hits(Modality.TABLE, PSUS)).kind == kind
 
 
+STOCK = (
+    "Row 4: SKU is A-103, Product is Hinges, Warehouse is Lyon, Quantity is 340, Unit cost is "
+    "2.8\nRow 5: SKU is A-104, Product is Handles, Warehouse is Lyon, Quantity is 95, Unit cost "
+    "is 14.5\nRow 6: SKU is A-105, Product is Cable ties, Warehouse is Milan, Quantity is 2600, "
+    "Unit cost is 0.05"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # A column's word ("Unit cost") counted over the rows a name picks: added up.
+        ("How many units are held in the Lyon warehouse?", "aggregate"),
+        # What is counted after a code's number ("A-103, Product is"): rows, not a stated count.
+        ("How many products are stored in Milan?", "aggregate"),
+        ("How many units are held in Milan?", "lookup"),  # one row's own figure
+    ],
+)
+def test_a_count_over_the_rows_a_name_picks_is_an_aggregate(question: str, kind: str) -> None:
+    assert route(question, hits(Modality.TABLE, STOCK)).kind == kind
+
+
 def test_a_one_digit_answer_is_found_as_a_number_of_its_own() -> None:
     """The agent's evaluation takes the model's answer only if a passage states it."""
     row = "Row 3: Team is Blues, Location is STL, Stanley Cups is 1"

@@ -367,9 +367,15 @@ def _unread_words(question: str, select: exp.Select) -> set[str]:
     read = {w[:5] for name in identifiers for w in _words(name)}
     return {
         w
-        for w in content_words(question) - _GENERIC - _OPERATIONS
+        for w in content_words(question) - _GENERIC - _OPERATIONS - _RANKING
         if not w.isdigit() and w[:5] not in read
     }
+
+
+_RANKING = frozenset(
+    {"highest", "lowest", "largest", "smallest", "most", "least", "maximum", "minimum", "top",
+     "biggest", "greatest", "best", "worst", "shortest", "longest", "cheapest", "fewest"}
+)  # fmt: skip
 
 
 def _plain_count(literal: exp.Literal) -> bool:
@@ -562,7 +568,8 @@ def _read_table(select: exp.Select) -> exp.Table | None:
 def _answer_preset(question: str, query: str) -> str:
     """For "Which vehicle type has the highest average age?", a condition on the column the
     query answers with, by a value the question never names ("vehicle_type LIKE '%Trucks%'",
-    copied off the example rows): the ranking then has one row to pick. "" otherwise."""
+    copied off the example rows): the ranking then has one row to pick; or on another column
+    when no word of the question is left for the value to stand for. "" otherwise."""
     if not _WHICH_ONE.search(question):
         return ""
     tree = _parsed(query)
@@ -570,12 +577,18 @@ def _answer_preset(question: str, query: str) -> str:
         return ""
     shown = {e.unalias().name for e in tree.expressions if isinstance(e.unalias(), exp.Column)}
     named = _named_words(question)
+    # No word of the question left for the value to stand for: "Which product has the highest
+    # quantity in stock?" over stock WHERE warehouse = 'Berlin'.
+    idle = _unread_words(question, tree)
     where = tree.args["where"].this
     parts = list(where.flatten()) if isinstance(where, exp.And) else [where]
     for part in parts:
         columns = {c.name for c in part.find_all(exp.Column)}
         values = [str(v.this) for v in part.find_all(exp.Literal) if v.is_string]
-        if columns & shown and values and not any(_is_named(v, named) for v in values):
+        if not values or any(_is_named(v, named) for v in values):
+            continue
+        picks = isinstance(part, (exp.EQ, exp.In, exp.Like, exp.ILike))
+        if columns & shown or (not idle and picks and not any(re.search(r"\d", v) for v in values)):
             return part.sql(dialect="duckdb")
     return ""
 
@@ -1196,8 +1209,10 @@ def _operands_astray(
         return [], False
     subject = _subject(question)
     exact = re.compile(rf"(?<!\w){re.escape(subject)}(?!\w)", re.IGNORECASE)
+    # A line naming the measure with a figure (a year is none: "Training hours rose in most
+    # departments in 2024" names no row of training hours).
     named_rows = bool(subject) and any(
-        exact.search(line) and numbers_in_text(line)
+        exact.search(line) and any(not _is_year(n) for n in numbers_in_text(line))
         for chunk in (*backing, *passages)
         for line, _ in _lines(chunk.text)
     )
@@ -1217,13 +1232,17 @@ def _operands_astray(
         ]
         if not holding:
             continue
-        if named_rows:
-            fits = any(exact.search(line) for line, _ in holding)
+        if named_rows:  # the row, or the title of its table, names the measure
+            fits = any(exact.search(read) for _, read in holding)
         else:
             fits = any(measure & {w[:5] for w in content_words(read)} for _, read in holding)
         if not fits:
             astray.append(show(operand))
     return astray, named_rows
+
+
+def _is_year(number: float) -> bool:
+    return number.is_integer() and 1900 <= number <= 2099
 
 
 _MONTH_YEAR = re.compile(rf"\b({MONTH})\.?\s+(?:\d{{1,2}},?\s+)?((?:19|20)\d\d)\b", re.IGNORECASE)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from polyrag.agent.tools.statements import plan as statement_plan
 from polyrag.agent.tools.sums import named_sum
 from polyrag.chunk.figures import pipe_tables, read_row_sentence
+from polyrag.months import month_number
 from polyrag.types import Hit, Modality
 
 _AGGREGATE = re.compile(
@@ -224,22 +225,48 @@ def _without_stated_counts(question: str, hits: Sequence[Hit]) -> str:
 
     def stated(found: re.Match[str]) -> str:
         counted = found.group(1) or found.group(2)
-        if _singular(counted) in columns:
-            return " "
         noun = _singular(counted.split()[-1])
         if noun in _PERIOD_NOUNS:  # "how many years did …" counts periods of a table
             return found.group(0)
-        if noun in headed:
-            return " "
-        # A figure, not a year ("the 2019 and 2018 fiscal years"), then what is counted.
+        if _singular(counted) in columns or noun in headed:
+            # Read off the row the question names, or added up over the rows it names ("how
+            # many units are held in Lyon" over three rows of the warehouse Lyon).
+            return found.group(0) if _rows_named(question, counted, hits) > 1 else " "
+        # A figure, not a year ("the 2019 and 2018 fiscal years"), then what is counted; not
+        # a code's number ("A-101, Product is …" in a row sentence).
         said = re.compile(
-            rf"(?<![\d,.])(?!(?:19|20)\d\d\b)\d[\d,.]*\s+(?:[\w'-]+\s+){{0,3}}"
+            rf"(?<![\w,.-])(?!(?:19|20)\d\d\b)\d(?:[\d,.]*\d)?\s+(?:[\w'-]+\s+){{0,3}}"
             rf"{re.escape(noun)}s?\b",
             re.IGNORECASE,
         )
         return " " if any(said.search(text) for text in texts) else found.group(0)
 
     return _HOW_MANY.sub(stated, question)
+
+
+def _rows_named(question: str, counted: str, hits: Sequence[Hit]) -> int:
+    """How many rows of one found table name every name the question writes (its capitalised
+    words past the first, those of what it counts and months aside: "as of December 31" names
+    a date, not rows): a row is a line of a table's text, a row sentence or a Markdown row."""
+    skip = {w.lower() for w in counted.split()}
+    names = [
+        found.group(0)
+        for found in re.finditer(r"\b[A-Z][\w'-]*", question)
+        if found.start() > 0
+        and found.group(0).lower() not in skip | {"i"}
+        and not month_number(found.group(0))
+    ]
+    if not names:
+        return 0
+    patterns = [re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])") for name in names]
+    return max(
+        (
+            sum(all(p.search(line) for p in patterns) for line in hit.chunk.text.splitlines())
+            for hit in hits
+            if hit.chunk.modality in _TABLE_LIKE
+        ),
+        default=0,
+    )
 
 
 def _column_names(hits: Sequence[Hit]) -> set[str]:
