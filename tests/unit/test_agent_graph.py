@@ -718,10 +718,10 @@ def test_a_computed_answer_states_the_calculators_result() -> None:
     assert with_result(redone, evidence[:1], question) is redone
 
 
-def test_a_reply_names_every_row_tied_first() -> None:
+def test_a_reply_names_the_rows_the_query_picked() -> None:
     """The query ranks teams by their tickets and keeps the two tied first; a reply naming
     one of them is written by code with both, and one naming both stands."""
-    from polyrag.agent.grounding import derived, with_ties
+    from polyrag.agent.grounding import derived, with_rows_picked
     from polyrag.agent.tools.base import ToolOutcome
     from polyrag.answer.evidence import Evidence
     from polyrag.types import Answer, Citation
@@ -736,18 +736,35 @@ def test_a_reply_names_every_row_tied_first() -> None:
     evidence = [Evidence(1, rows, rows.text), replace(derived(outcome), n=2)]
     question = "Which team has the most tickets?"
     one = Answer("q", "Desktop has the most tickets, 3 [2].", False, (Citation(2, rows),), "m", {})
-    fixed = with_ties(one, evidence, question)
+    fixed = with_rows_picked(one, evidence, question)
     assert fixed.text == (
         "Desktop and Network tie, with 3 (tickets) each, computed with SQL from the cited rows [2]."
     )
     both = replace(one, text="Desktop and Network have 3 tickets each [2].")
-    assert with_ties(both, evidence, question) is both
-    # Rows with different figures are a listing, not a tie; a question that ranks nothing
-    # leaves the reply alone.
-    listing = result.replace("Network, tickets = 3", "Network, tickets = 2")
+    assert with_rows_picked(both, evidence, question) is both
+    # A ranking without a limit picks the rows tied with its first (Desktop alone); a question
+    # that ranks nothing leaves the reply alone.
+    listing = result.replace("Network, tickets = 3", "Network, tickets = 2").replace(" LIMIT 1", "")
     listed = [evidence[0], replace(derived(replace(outcome, result=listing)), n=2)]
-    assert with_ties(one, listed, question) is one
-    assert with_ties(one, evidence, "How many tickets does each team have?") is one
+    assert with_rows_picked(one, listed, question) is one
+    assert with_rows_picked(one, evidence, "How many tickets does each team have?") is one
+    # The one row a condition kept: "HR" named where the query found IT alone.
+    fewer = (
+        "department = IT, y2024 = 280\n(query: SELECT department, y2024 FROM t "
+        "WHERE y2024 < y2023; cells: A3:C3)"
+    )
+    kept = [evidence[0], replace(derived(replace(outcome, result=fewer)), n=2)]
+    asked = "Which department had fewer training hours in 2024 than in 2023?"
+    hr = replace(one, text="HR had fewer training hours in 2024 than in 2023 [1].")
+    assert with_rows_picked(hr, kept, asked).text == (
+        "IT (y2024 = 280), computed with SQL from the cited rows [2]."
+    )
+    it = replace(one, text="IT had fewer training hours in 2024 [2].")
+    assert with_rows_picked(it, kept, asked) is it
+    # "it" is not the acronym, and a column the question does not name is not its answer.
+    lower = replace(one, text="HR had fewer; it fell [1].")
+    assert with_rows_picked(lower, kept, asked) is not lower
+    assert with_rows_picked(hr, kept, "Which year had fewer hours than 2023?") is hr
 
 
 def test_a_computed_answer_states_the_one_figure_a_query_gave() -> None:

@@ -35,6 +35,12 @@ def hits(
         ),
         ("In which year was the tax receivable larger?", Modality.TABLE, "aggregate", True),
         (
+            "Which department had fewer training hours in 2024 than in 2023?",
+            Modality.TABLE,
+            "aggregate",
+            True,
+        ),
+        (
             "What was the percentage change in revenue from 2018 to 2019?",
             Modality.TEXT,
             "compute",

@@ -208,42 +208,76 @@ _ONE_RANKED = re.compile(
 _PAIR_NAME = re.compile(r"(?:^|, )([^=,\n]+?) = ")
 
 
-def with_ties(answer: Answer, evidence: Sequence[Evidence], question: str) -> Answer:
-    """A reply to "which … the most" names every row tied first. The SQL tool keeps the rows
-    tied with the last one it ranks, but the model tends to name the first ("Desktop, with 3
-    tickets" where Network has 3 as well): when the query ranked its rows and gave several,
-    all with the same figure, and the reply leaves one out, code writes the answer: the tied
-    names, their figure and the rows cited."""
-    if answer.refused or not _ONE_RANKED.search(question):
+def with_rows_picked(answer: Answer, evidence: Sequence[Evidence], question: str) -> Answer:
+    """A reply to "which …" answered by a SQL query names the rows the query picked. The model
+    tends to name another row of the table it was shown ("HR" where the query found IT alone
+    with fewer hours in 2024 than in 2023) or only the first of rows tied first ("Desktop,
+    with 3 tickets" where Network has 3 as well; the SQL tool keeps the ties of a ranking).
+    The rows picked are those of a ranking with a limit, the ones tied first with the first
+    row of a ranking without one, or the few rows a condition without ranking kept; when the
+    reply leaves one out, code writes the answer: their names, their figures, the rows cited."""
+    ranks = bool(_ONE_RANKED.search(question))
+    if answer.refused or not (ranks or _WHICH.search(question)):
         return answer
     results = [item for item in evidence if item.derived and item.text.startswith(_SQL)]
     if not results:
         return answer
     item = results[-1]
     body, _, query = item.text[len(_SQL) :].strip().partition("\n(query:")
-    if not re.search(r"\bORDER\s+BY\b|\b(?:max|min)\s*\(", query, re.IGNORECASE):
-        return answer
     parsed = [_result_row(line) for line in body.splitlines()]
     rows = [row for row in parsed if row is not None]
-    if len(rows) < 2 or len(rows) < len(parsed) or any(r.keys() != rows[0].keys() for r in rows):
+    if not rows or len(rows) < len(parsed) or any(r.keys() != rows[0].keys() for r in rows):
         return answer
     columns = list(rows[0])
     figures = [c for c in columns if all(parse_number(r[c]) is not None for r in rows)]
-    tied = [c for c in figures if len({parse_number(r[c]) for r in rows}) == 1]
     names = [c for c in columns if c not in figures and len({r[c] for r in rows}) == len(rows)]
-    if not tied or not names:
+    if not names:
         return answer
-    named = [row[names[0]] for row in rows]
-    written = answer.text.casefold()
-    if all(name.casefold() in written for name in named):
+    if ranks and re.search(r"\bORDER\s+BY\b|\b(?:max|min)\s*\(", query, re.IGNORECASE):
+        if re.search(r"\b(?:LIMIT|QUALIFY)\b", query, re.IGNORECASE):
+            picked = rows
+        elif figures:
+            picked = [r for r in rows if r[figures[0]] == rows[0][figures[0]]]
+        else:
+            return answer
+    elif not ranks and re.search(r"\bWHERE\b", query, re.IGNORECASE) and len(rows) <= 5:
+        picked = rows
+    else:
         return answer
-    both = ", ".join(named[:-1]) + f" and {named[-1]}"
-    text = (
-        f"{both} tie, with {rows[0][tied[0]]} ({tied[0]}) each, computed with SQL from the "
-        f"cited rows [{item.n}]."
+    # The column the question asks for by its name ("Which department …"); a statement's
+    # period view ("label = Revenue, period = 2019") names none, and is left alone.
+    asked = {w[:5] for w in content_words(question)}
+    key = next(
+        (c for c in names if asked & {w[:5] for w in re.findall(r"[a-z]+", c.lower())}), None
     )
+    if key is None:
+        return answer
+    named = [row[key] for row in picked]
+    if all(_writes(answer.text, name) for name in named):
+        return answer
+    both = ", ".join(named[:-1]) + f" and {named[-1]}" if len(named) > 1 else named[0]
+    tied = [c for c in figures if len({r[c] for r in picked}) == 1]
+    if ranks and len(picked) > 1 and tied:
+        said = f"{both} tie, with {picked[0][tied[0]]} ({tied[0]}) each"
+    else:
+        shown = [
+            f"{row[key]} ({', '.join(f'{c} = {row[c]}' for c in figures)})" if figures else row[key]
+            for row in picked
+        ]
+        said = ", ".join(shown[:-1]) + f" and {shown[-1]}" if len(shown) > 1 else shown[0]
+    text = f"{said}, computed with SQL from the cited rows [{item.n}]."
     cited = tuple(Citation(item.n, chunk) for chunk in item.backing)
     return replace(answer, text=text, citations=cited, partial=False)
+
+
+_WHICH = re.compile(r"^\W*(?:(?:in|for|at|of|from)\s+)?(?:which|who)\b", re.IGNORECASE)
+
+
+def _writes(text: str, name: str) -> bool:
+    """Whether a reply writes a name as a word of its own (in capitals as given when the name
+    is an acronym: "IT" is not the word "it")."""
+    flags = 0 if name.isupper() else re.IGNORECASE
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, flags) is not None
 
 
 def _result_row(line: str) -> dict[str, str] | None:

@@ -23,7 +23,7 @@ from polyrag.agent.grounding import (
     with_coverage,
     with_figure,
     with_result,
-    with_ties,
+    with_rows_picked,
 )
 from polyrag.agent.questions import AGES, bridge_of, older_by_dates
 from polyrag.agent.run import PER_ROUND, Run
@@ -107,7 +107,7 @@ class Replier:
             answer = replace(figure, steps=tuple(run.trace.steps))
         elif state.get("kind") in ("compute", "aggregate"):
             stated = with_result(answer, evidence, question)
-            tied = with_ties(answer, evidence, question)
+            picked = with_rows_picked(answer, evidence, question)
             if stated is not answer:
                 run.trace.add(
                     "result",
@@ -115,14 +115,13 @@ class Replier:
                     {"answer": stated.text, "was": answer.text},
                 )
                 answer = replace(stated, steps=tuple(run.trace.steps))
-            elif tied is not answer:
+            elif picked is not answer:
                 run.trace.add(
                     "result",
-                    "the reply left out rows tied first in the query's ranking: code wrote the "
-                    "answer",
-                    {"answer": tied.text, "was": answer.text},
+                    "the reply did not name the rows the query picked: code wrote the answer",
+                    {"answer": picked.text, "was": answer.text},
                 )
-                answer = replace(tied, steps=tuple(run.trace.steps))
+                answer = replace(picked, steps=tuple(run.trace.steps))
         if state.get("kind") in ("multihop", "compare", "compute", "lookup") and not answer.refused:
             answer = with_bridges(answer, evidence, state)
             answer = with_chain(answer, evidence, question)

@@ -113,6 +113,13 @@ _WHICH_CHANGED = re.compile(
     r"(?:increased|decreased|grew|declined|rose|fell|dropped)\b",
     re.IGNORECASE,
 )
+# "Which department had fewer training hours in 2024 than in 2023?": rows whose two periods'
+# figures compare so.
+_WHICH_COMPARED = re.compile(
+    r"^\W*which\b[^?]*\b(?:fewer|more|less|higher|lower|larger|smaller|greater|bigger)\b"
+    r"[^?]*\b(?:19|20)\d\d\b[^?]*\bthan\b[^?]*\b(?:19|20)\d\d\b",
+    re.IGNORECASE,
+)
 _FRAMING = re.compile(
     r"\b(?:information|details?|data|figures|sources?|documents?|filings?|statements?|reports?|"
     r"analysts?|bankers?|you|we|us|resources?|perspective|standpoint|question)\b",
@@ -170,7 +177,7 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
     compute = bool(_COMPUTE.search(question))
     if MORE_THAN.search(question):
         aggregate, compute = False, True
-    elif tables and _WHICH_CHANGED.search(question):
+    elif tables and (_WHICH_CHANGED.search(question) or _WHICH_COMPARED.search(question)):
         aggregate, compute = True, False
     if _REASON.search(question):  # "What drove the increase in…": a reason, said in words
         aggregate = compute = False

@@ -316,6 +316,11 @@ def _print_answer(answer: Answer, streamed: str) -> None:
     elif answer.partial:
         out.print("(kept what the sources support:)", markup=False, style="dim")
         out.print(answer.text, markup=False)
+    elif " ".join(streamed.split()) != " ".join(answer.text.split()):
+        # Code wrote the answer after the model's reply had streamed (a result it computed,
+        # the rows a query picked, a yes or no it decided): the reply shown is not the answer.
+        out.print("(the answer, written by code:)", markup=False, style="dim")
+        out.print(answer.text, markup=False)
     if answer.standalone_question:
         out.print(f"(understood as: {answer.standalone_question})", markup=False, style="dim")
     for citation in answer.citations:
