@@ -456,6 +456,19 @@ def test_a_row_under_a_title_naming_the_measure_holds_right_operands() -> None:
     assert review(question, right, [prose]).verdict == "accept"
 
 
+def test_operands_of_a_sentence_wrapped_across_lines_are_from_that_sentence() -> None:
+    """Markdown wraps its prose: "capital budget of" ends one line and "2.4 million euros for
+    2026, up from 1.9 million" opens the next; both are one sentence about the budget."""
+    minutes = passage(
+        "/d/minutes.md",
+        "# Minutes\n\nThe board approved a capital budget of\n2.4 million euros for 2026, up "
+        "from 1.9 million euros in 2025. Most of it goes to the new\npacking line in Lyon.",
+    )
+    question = "By what percentage did the capital budget increase from 2025 to 2026?"
+    right = calculation("(2.4 - 1.9) / 1.9 * 100", "(2.4 − 1.9) ÷ 1.9 × 100 = 26.32", minutes)
+    assert review(question, right, []).verdict == "accept"
+
+
 def test_average_in_a_rows_name_asks_for_no_average() -> None:
     """ "The change in the average price per unit" is over the row "Average price per unit":
     a subtraction, not a sum halved; "the average of the prices" still asks for one."""

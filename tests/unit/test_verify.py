@@ -34,6 +34,23 @@ def test_a_computed_change_is_kept_only_when_the_question_asks_for_arithmetic() 
     assert any("÷ 1373 × 100" in note for note in verdict.computed)
 
 
+def test_a_dates_day_is_no_operand_of_a_computed_number() -> None:
+    """ "3 ÷ 12 × 100 = 25" from three quarters and the meeting of 12 November is no support
+    for a 25%; the day still supports itself, and a figure 12 elsewhere is an operand."""
+    minutes = "On 12 November the board reviewed three quarters. The budget rose from 1.9 million."
+    question = "By what percentage did the budget increase?"
+    made_up = verify(
+        "The budget rose by 25% [1].", [item(1, minutes)], arithmetic=True, question=question
+    )
+    assert made_up.refused
+    day = verify("The board met on 12 November [1].", [item(1, minutes)], question="When?")
+    assert not day.refused
+    counted = minutes + " It has 12 members."
+    assert not verify(
+        "The budget rose by 25% [1].", [item(1, counted)], arithmetic=True, question=question
+    ).refused
+
+
 def test_a_wrongly_computed_change_is_withdrawn_even_with_arithmetic() -> None:
     verdict = verify("Net revenue grew by 240 million [1].", [item(1, REVENUE)], arithmetic=True)
     assert verdict.refused

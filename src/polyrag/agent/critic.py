@@ -51,7 +51,7 @@ _OPERATIONS = frozenset(
      "increase", "decrease", "growth", "rate", "mean", "many", "much", "more", "fewer", "less",
      "than", "higher", "lower"}
 )  # fmt: skip
-_LINES = re.compile(r"\n|(?<=[a-z)%])\.\s+(?=[A-Z])")  # rows and sentences
+_LINES = re.compile(r"\n|(?<=[a-z0-9)%])\.\s+(?=[A-Z])")  # rows and sentences
 # "4044 - 3316 / 3316 * 100": the change lost its parentheses.
 _SELF_DIVIDED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*/\s*\1(?![\d.])")
 _AVERAGE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
@@ -1028,7 +1028,7 @@ def _lines(text: str) -> list[tuple[str, str]]:
     """A passage's rows and sentences, each with what it is read with: a table row with the
     table's title and header (a figure's measure is often its column's name: "| Year | Ducks
     |")."""
-    parts = [line for line in _LINES.split(text) if line.strip()]
+    parts = [line for line in _LINES.split(_unwrapped(text)) if line.strip()]
     first = next((i for i, line in enumerate(parts) if line.lstrip().startswith("|")), None)
     if first is None:
         return [(line, line) for line in parts]
@@ -1036,6 +1036,20 @@ def _lines(text: str) -> list[tuple[str, str]]:
     return [
         (line, f"{heading} {line}" if line.lstrip().startswith("|") else line) for line in parts
     ]
+
+
+# A line of prose wrapped before its sentence ends: joined to the next unless that one is a
+# row, an item or a heading ("approved a capital budget of\n2.4 million euros for 2026").
+_WRAPPED = re.compile(r"(?<=[^\s.:;!?|])[ \t]*\n(?=[ \t]*[^\s|#*•>-])(?![ \t]*Row \d)")
+
+
+def _unwrapped(text: str) -> str:
+    """Prose joined across its wrapped lines; rows, items and headings stay lines of their own."""
+    kept = []
+    for block in re.split(r"(\n[ \t]*\n)", text):
+        rows = any(line.lstrip().startswith(("|", "Row ")) for line in block.splitlines())
+        kept.append(block if rows else _WRAPPED.sub(" ", block))
+    return "".join(kept)
 
 
 _PERIOD_NAME = re.compile(rf"\b(?:(?:19|20)\d\d|{MONTH}\.?)(?!\w)", re.IGNORECASE)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,6 +120,11 @@ def verify(
     known = written_numbers([*cited_text, question])
     everything = [t for e in evidence for t in (e.text, *(c.text for c in e.backing))]
     known_anywhere = written_numbers([*everything, question])
+    # A date's day ("12 November 2025") is no operand: "3 ÷ 12 × 100 = 25" over "the first
+    # three quarters" and the meeting's date supported a made-up 25%.
+    days = set(written_numbers([*everything, question])) - set(
+        written_numbers([_DAY_OF_MONTH.sub(" ", t) for t in [*everything, question]])
+    )
     # A year the question names that no evidence writes: a reply restating it presumes what the
     # sources do not show ("How many ducks in 2018?" over a table of 2019 to 2024). A passage's
     # headings count ("January–June 2023" over a table's rows).
@@ -182,7 +187,7 @@ def verify(
             claims_withdrawn = True
             continue
         # "$795,000" for 795 of a table "in thousands": the same quantity in another unit.
-        rescaled = [*known, *_rescaled(known, cited_text, sentence)]
+        rescaled = [*known, *_rescaled([k for k in known if k not in days], cited_text, sentence)]
         # A sum the reply writes out ("50 + 150 + 200 = 400"), its terms the sources' numbers
         # and its result right, supports its result whether or not a computation was asked.
         if _miswritten_sum(sentence, rescaled):
@@ -192,7 +197,9 @@ def verify(
         written_out = _written_sum(sentence, rescaled)
         if written_out is not None:
             rescaled.append(written_out[0])
-        explained = [_explain(value, places, rescaled, arithmetic) for value, places in written]
+        explained = [
+            _explain(value, places, rescaled, arithmetic, days) for value, places in written
+        ]
         if all(note is not None for note in explained) and (
             word_support(sentence, cited_text, asked) >= MIN_SUPPORT
         ):
@@ -202,7 +209,7 @@ def verify(
             continue
         # A small model often puts the wrong marker: a sentence the passages it cites do not
         # support, but the other evidence does, is kept and attributed to what supports it.
-        elsewhere = [_explain(v, places, known_anywhere, arithmetic) for v, places in written]
+        elsewhere = [_explain(v, places, known_anywhere, arithmetic, days) for v, places in written]
         if (
             marked
             and all(note is not None for note in elsewhere)
@@ -514,14 +521,20 @@ def _asked_values(question: str) -> list[float]:
     return values
 
 
-def _explain(value: float, decimals: int, known: Sequence[float], arithmetic: bool) -> str | None:
+def _explain(
+    value: float,
+    decimals: int,
+    known: Sequence[float],
+    arithmetic: bool,
+    days: Collection[float] = (),
+) -> str | None:
     """ "" when a known number is `value` (as rounded), a formula when two known numbers give it
-    (with `arithmetic`), None when nothing does."""
+    (with `arithmetic`; the `days` of dates are no operands), None when nothing does."""
     if any(_rounds_to(k, value, decimals) for k in known):
         return ""
     if not arithmetic:
         return None
-    candidates = [k for k in known if k != 0][:MAX_PAIR_NUMBERS]
+    candidates = [k for k in known if k != 0 and k not in days][:MAX_PAIR_NUMBERS]
     for a, b in itertools.permutations(candidates, 2):
         for result, formula in (
             (a + b, f"{show(a)} + {show(b)}"),
