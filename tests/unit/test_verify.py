@@ -51,6 +51,19 @@ def test_a_dates_day_is_no_operand_of_a_computed_number() -> None:
     ).refused
 
 
+def test_a_reply_broken_off_where_its_answer_should_stand_states_nothing() -> None:
+    """ "The chief financial officer of Nordwind Logistics is [1]." names no one: no answer."""
+    report = "Nordwind Logistics closed the third quarter with higher volumes."
+    broken = verify(
+        "The chief financial officer of Nordwind Logistics is [1].",
+        [item(1, report)],
+        question="Who is the chief financial officer of Nordwind Logistics?",
+    )
+    assert broken.refused and broken.reason == NO_ANSWER_FOUND
+    said = verify("Nordwind Logistics closed the third quarter [1].", [item(1, report)])
+    assert not said.refused
+
+
 def test_a_wrongly_computed_change_is_withdrawn_even_with_arithmetic() -> None:
     verdict = verify("Net revenue grew by 240 million [1].", [item(1, REVENUE)], arithmetic=True)
     assert verdict.refused

@@ -97,7 +97,16 @@ def claims(sentence: str) -> bool:
     body = MARKER.sub(" ", sentence).strip().lower()
     if re.match(r"^(?:yes|no)\b", body):
         return True
+    if _DANGLING.search(body):  # "The chief financial officer of X is [1].": the answer is missing
+        return False
     return bool(content_words(_NUMBER.sub(" ", body)) - _META)
+
+
+# A sentence broken off where its answer should stand.
+_DANGLING = re.compile(
+    r"\b(?:is|are|was|were|be|been|being|the|a|an|of|by|to|for|from|with|as|at|in|on|and|or)"
+    r"\s*[.:;,]?\s*$"
+)
 
 
 def word_support(

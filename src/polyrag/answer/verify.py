@@ -224,8 +224,9 @@ def verify(
         withdrawn.append(sentence)
         claims_withdrawn = claims_withdrawn or any(note is None for note in explained)
     if not kept:
-        # Pointing at a place and nothing else: the model gave no answer.
-        reason = NO_ANSWER_FOUND if pointers and not withdrawn else NOT_SUPPORTED
+        # Pointing at a place, or stating nothing ("The CFO of X is [1]."): the model gave no
+        # answer.
+        reason = NO_ANSWER_FOUND if not withdrawn else NOT_SUPPORTED
         return Verdict(REFUSAL, True, reason, (), withdrawn=tuple(withdrawn + pointers or [text]))
     answer = " ".join(kept + gaps)
     used = cited_numbers(answer, len(evidence)) or numbers
