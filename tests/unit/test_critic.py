@@ -571,6 +571,13 @@ def test_a_sum_over_rows_picked_by_numbers_the_question_never_says_loses_that_fi
         "SELECT AVG(unit_price_eur) FROM suppliers",
         ["country ILIKE '%Germany%'"],
     )
+    # The table's title reads a word too: a web page's "Approved suppliers" as table_1.
+    untitled = germany.replace("FROM suppliers", "FROM table_1")
+    assert drop_unnamed_filters(price, untitled, copied_only=True) is None
+    titled = drop_unnamed_filters(
+        price, untitled, copied_only=True, titles="suppliers.html, table_1: Approved suppliers"
+    )
+    assert titled is not None and titled[1] == ["country ILIKE '%Germany%'"]
     flights = "SELECT SUM(amount) FROM expenses WHERE category ILIKE '%Travel%'"
     assert drop_unnamed_filters("How much went on flights?", flights, copied_only=True) is None
     losses = "SELECT COUNT(*) FROM t WHERE profit < 0"  # "a loss", read as a comparison

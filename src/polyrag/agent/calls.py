@@ -154,11 +154,15 @@ class ToolCalls:
         if joins is not None:
             repaired = joins[0]
             notes.append("dropped the join of " + ", ".join(joins[1]) + " (nothing of it is read)")
+        database = context.tables()
         if critic.aggregates_all(repaired):
             # A sum over rows the model picked by numbers the question never says ("col_1 IN
             # (1, 2, 3, 4)", read off the example rows), or by a list of values it never names,
             # is a sum over fewer rows than asked.
-            unnamed = critic.drop_unnamed_filters(question, repaired, copied_only=True)
+            titles = database.titles() if database else ""
+            unnamed = critic.drop_unnamed_filters(
+                question, repaired, copied_only=True, titles=titles
+            )
             if unnamed is not None:
                 repaired = unnamed[0]
                 notes.append("the question names no value of " + "; ".join(unnamed[1]))
@@ -166,7 +170,6 @@ class ToolCalls:
         if turned is not None:
             repaired = turned[0]
             notes.append("turned " + "; ".join(turned[1]) + " the way the question's change goes")
-        database = context.tables()
         numeric = database.numeric if database else (lambda _table: [])
         summed = critic.summed_not_counted(question, repaired, numeric)
         if summed is not None:

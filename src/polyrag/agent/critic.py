@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 import sqlglot
@@ -186,7 +187,8 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
             "the question asks which year or period: select the period itself (a *_by_period "
             "view has one row per label and period), not a figure",
         )
-    preset = _answer_preset(question, query)
+    titles = " ".join(f"{Path(c.path).stem} {c.nearest_heading}" for c in outcome.backing)
+    preset = _answer_preset(question, query, titles)
     if preset:
         return Review(
             "repair",
@@ -294,7 +296,7 @@ def _aggregate_not_used(question: str, query: str) -> tuple[str, str] | None:
 
 
 def drop_unnamed_filters(
-    question: str, query: str, *, copied_only: bool = False
+    question: str, query: str, *, copied_only: bool = False, titles: str = ""
 ) -> tuple[str, list[str]] | None:
     """The query without the WHERE conditions whose values the question never names, and the
     conditions dropped; None when every condition's values are named (or the query does not
@@ -332,7 +334,7 @@ def drop_unnamed_filters(
         # One such pick is copied as well when the question has no word left that its value
         # could stand for: the query's columns and tables read all of them ("the average unit
         # price of the suppliers" as AVG(unit_price) over suppliers WHERE country = 'Germany').
-        idle = _unread_words(question, select)
+        idle = _unread_words(question, select, titles)
         kept = []
         for part in parts:
             literals = list(part.find_all(exp.Literal))
@@ -359,11 +361,13 @@ def drop_unnamed_filters(
     return tree.sql(dialect="duckdb"), dropped
 
 
-def _unread_words(question: str, select: exp.Select) -> set[str]:
+def _unread_words(question: str, select: exp.Select, titles: str = "") -> set[str]:
     """The question's words, operations and generic words aside, that none of the query's
-    columns and tables read (compared by their first five letters)."""
+    columns and tables read (compared by their first five letters), nor the `titles` of the
+    tables (a web page's "Approved suppliers" registered as table_1)."""
     identifiers = [c.name for c in select.find_all(exp.Column)]
     identifiers += [t.name for t in select.find_all(exp.Table)]
+    identifiers.append(titles)
     read = {w[:5] for name in identifiers for w in _words(name)}
     return {
         w
@@ -565,7 +569,7 @@ def _read_table(select: exp.Select) -> exp.Table | None:
     return source.this if source is not None and isinstance(source.this, exp.Table) else None
 
 
-def _answer_preset(question: str, query: str) -> str:
+def _answer_preset(question: str, query: str, titles: str = "") -> str:
     """For "Which vehicle type has the highest average age?", a condition on the column the
     query answers with, by a value the question never names ("vehicle_type LIKE '%Trucks%'",
     copied off the example rows): the ranking then has one row to pick; or on another column
@@ -579,7 +583,7 @@ def _answer_preset(question: str, query: str) -> str:
     named = _named_words(question)
     # No word of the question left for the value to stand for: "Which product has the highest
     # quantity in stock?" over stock WHERE warehouse = 'Berlin'.
-    idle = _unread_words(question, tree)
+    idle = _unread_words(question, tree, titles)
     where = tree.args["where"].this
     parts = list(where.flatten()) if isinstance(where, exp.And) else [where]
     for part in parts:

@@ -331,6 +331,10 @@ class TableDatabase:
             truncated=len(rows) > MAX_RESULT_ROWS,
         )
 
+    def titles(self) -> str:
+        """What the tables are, in words: each one's file, name, place and title."""
+        return " ".join(table.describe() for table in self.tables)
+
     def numeric(self, table: str) -> list[str]:
         """The numeric columns of a listed table (none for an unknown name)."""
         known = self._by_name.get(table)
