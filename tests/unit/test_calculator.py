@@ -87,6 +87,24 @@ def test_numbers_written_in_words_are_operands_and_cited() -> None:
     assert [c.chunk_id for c in done.backing] == ["c"]  # "six" states 6
 
 
+def test_a_number_with_a_scale_word_is_an_operand_at_its_full_value() -> None:
+    """ "1.2 million euros" copied as 1200000 is the source's number, and cited."""
+    from polyrag.agent.tools.base import ToolContext
+    from polyrag.agent.tools.builtin import ToolError, calculator
+    from polyrag.types import Chunk, Locator
+
+    prose = Chunk(
+        "c", "s", "/q3.pdf",
+        "Operating expenses rose to 1.2 million euros in Q3, from 1.05 million euros in Q2.",
+        Locator(),
+    )  # fmt: skip
+    done = calculator("1200000 - 1050000", context=ToolContext([prose]))
+    assert done.ok and "= 150,000" in done.formula
+    assert [c.chunk_id for c in done.backing] == ["c"]
+    with pytest.raises(ToolError, match="is not a number of the sources"):
+        calculator("1200000 - 1500000", context=ToolContext([prose]))
+
+
 def test_a_decimal_comma_beside_a_euro_sign_is_a_decimal_point() -> None:
     prices = [15.5, 3.5, 25.75, 45.9]
     done = calculate("15,50 € + 3,50 € + 25,75€ + €45,90", prices)

@@ -133,6 +133,25 @@ def written_numbers(texts: Sequence[str]) -> list[float]:
     return list(seen)
 
 
+_SCALED = re.compile(
+    r"(?<![\w.,])(\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
+    r"(thousand|million|billion|trillion)s?\b",
+    re.IGNORECASE,
+)
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+
+
+def scaled_numbers(texts: Sequence[str]) -> list[float]:
+    """The numbers the texts write with a scale word, at their full value ("1.2 million
+    euros" is 1,200,000), each once."""
+    seen: dict[float, None] = {}
+    for text in texts:
+        for match in _SCALED.finditer(text):
+            value = float(match.group(1).replace(",", "")) * _SCALES[match.group(2).lower()]
+            seen.setdefault(round(value, 6))
+    return list(seen)
+
+
 def text_number(found: str) -> float | None:
     """The value of an IN_TEXT match; a parenthesis it does not close is punctuation ("(12.5%
     more)"), not an accounting negative."""

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from polyrag.answer.numbers import written_numbers
+from polyrag.answer.numbers import scaled_numbers, written_numbers
 from polyrag.types import Chunk
 
 if TYPE_CHECKING:
@@ -28,7 +28,8 @@ class ToolContext:
         question's own formula."""
         texts = [chunk.text for chunk in self.passages]
         texts += [r.result for r in self.results if r.ok]
-        return written_numbers(texts) + list(self.stated)
+        # "1.2 million euros" may be copied as 1200000.
+        return written_numbers(texts) + scaled_numbers(texts) + list(self.stated)
 
     def chunks_with(self, value: float) -> list[Chunk]:
         """The passages (or earlier results' backing) that state a number."""
@@ -42,7 +43,8 @@ class ToolContext:
 
 
 def _states(text: str, value: float) -> bool:
-    return any(abs(abs(n) - abs(value)) < 1e-9 for n in written_numbers([text]))
+    written = written_numbers([text]) + scaled_numbers([text])
+    return any(abs(abs(n) - abs(value)) < 1e-9 for n in written)
 
 
 @dataclass(frozen=True)
