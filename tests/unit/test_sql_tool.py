@@ -221,6 +221,25 @@ def test_the_view_columns_asked_of_a_statement_read_its_view(database: TableData
         db.close()
 
 
+def test_a_period_condition_on_a_column_naming_that_period_is_dropped() -> None:
+    """ "SUM(q3_2025_keur) … WHERE period = 'Q3 2025'" reads the table's own column and the
+    view's at once; the column's header already names the period, so the condition goes."""
+    regions = Table(
+        ("Region", "Q2 2025 (kEUR)", "Q3 2025 (kEUR)"),
+        (("North", "820", "905"), ("South", "640", "712"), ("East", "455", "430")),
+        name="Table 1",
+    )
+    db = TableDatabase([SourceTable("s", "/q3.pdf", regions)])
+    try:
+        summed = "SELECT SUM(q3_2025_keur) FROM table_1 WHERE period = 'Q3 2025'"
+        assert db.run(summed).text() == "sum(q3_2025_keur) = 2047"
+        other = summed.replace("'Q3 2025'", "'Q2 2025'")  # a period the column is not: kept
+        with pytest.raises(SqlError):
+            db.run(other)
+    finally:
+        db.close()
+
+
 @pytest.mark.parametrize(
     "header", ["", "Column 1", "(Millions)", "(In millions, except per share)"]
 )

@@ -296,8 +296,15 @@ class TableDatabase:
             if known is None or view is None:
                 continue
             own = {column.name.lower() for column in known.columns}
-            if (asked & {"period", "value"}) - own:
-                table.set("this", exp.to_identifier(view))
+            if not (asked & {"period", "value"}) - own:
+                continue
+            if asked & own - {"label", "period", "value"}:
+                # It reads the table's own columns too ("SUM(q3_2025_keur) … WHERE period =
+                # 'Q3 2025'"): a period condition those columns' headers already name goes.
+                headers = " ".join(c.header.lower() for c in known.columns if c.name in asked)
+                tree = _without_periods_named(tree, headers)
+                continue
+            table.set("this", exp.to_identifier(view))
         return tree
 
     def _without_totals(self, tree: exp.Expression) -> exp.Expression:
@@ -609,6 +616,29 @@ _PERIOD = re.compile(  # a month stands alone: "V/dec" (volts per decade) is no 
 
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
+
+
+def _without_periods_named(tree: exp.Expression, headers: str) -> exp.Expression:
+    """The query without its conditions on `period` whose values the `headers` write."""
+    for where in list(tree.find_all(exp.Where)):
+        condition = where.this
+        parts = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+        kept = [
+            part
+            for part in parts
+            if not (
+                {c.name.lower() for c in part.find_all(exp.Column)} == {"period"}
+                and (values := [str(v.this).lower().strip("%") for v in part.find_all(exp.Literal)])
+                and all(value and value in headers for value in values)
+            )
+        ]
+        if len(kept) == len(parts):
+            continue
+        if kept:
+            where.set("this", exp.and_(*kept))
+        else:
+            where.pop()
+    return tree
 
 
 def _identifier(text: str, fallback: str) -> str:
