@@ -64,6 +64,19 @@ def test_a_reply_broken_off_where_its_answer_should_stand_states_nothing() -> No
     assert not said.refused
 
 
+def test_a_figure_of_a_table_in_keur_may_be_written_in_euros() -> None:
+    """820 under "Q2 2025 (kEUR)" is 820,000 euros; 830,000 is no figure of the table."""
+    table = "| Region | Q2 2025 (kEUR) | Q3 2025 (kEUR) |\n| --- | --- | --- |\n| North | 820 | 9 |"
+    question = "What was the North region's revenue in Q2 2025?"
+    said = "The North region's revenue in Q2 2025 was 820,000 euros [1]."
+    assert not verify(said, [item(1, table)], question=question).refused
+    other = said.replace("820,000", "830,000")
+    assert verify(other, [item(1, table)], question=question).refused
+    # Cited with the wrong marker: the table is the second item.
+    prose = item(1, "Nordwind Logistics closed the third quarter with higher volumes.")
+    assert not verify(said, [prose, item(2, table)], question=question).refused
+
+
 def test_a_wrongly_computed_change_is_withdrawn_even_with_arithmetic() -> None:
     verdict = verify("Net revenue grew by 240 million [1].", [item(1, REVENUE)], arithmetic=True)
     assert verdict.refused

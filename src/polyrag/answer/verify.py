@@ -209,7 +209,11 @@ def verify(
             continue
         # A small model often puts the wrong marker: a sentence the passages it cites do not
         # support, but the other evidence does, is kept and attributed to what supports it.
-        elsewhere = [_explain(v, places, known_anywhere, arithmetic, days) for v, places in written]
+        anywhere = [
+            *known_anywhere,
+            *_rescaled([k for k in known_anywhere if k not in days], everything, sentence),
+        ]
+        elsewhere = [_explain(v, places, anywhere, arithmetic, days) for v, places in written]
         if (
             marked
             and all(note is not None for note in elsewhere)
@@ -244,13 +248,26 @@ def verify(
 
 _SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _SCALE_IN_SOURCE = re.compile(r"\b(thousand|million|billion)s?\b", re.IGNORECASE)
+# A currency in thousands or millions as headers write it: "Q3 2025 (kEUR)", "TUSD", "m€".
+_SCALED_CURRENCY = re.compile(
+    r"(?<![A-Za-z])(k|T|m|M|Mio\.?\s?|Mn\s?)(?:EUR|USD|GBP|CHF|€|\$|£)(?![A-Za-z])"
+)
+_CURRENCY_SCALE = {
+    "k": "thousand", "t": "thousand", "m": "million", "mio": "million", "mn": "million"
+}  # fmt: skip
 _SCALE_IN_REPLY = re.compile(r"\d\s*(thousand|million|billion)\b", re.IGNORECASE)
 
 
 def _rescaled(known: Sequence[float], sources: Sequence[str], sentence: str) -> list[float]:
-    """The known numbers in the unit a reply sentence writes: a table "in thousands" read as
-    dollars ("795" → 795,000), or millions as billions ("1,010" → "1.01 billion")."""
+    """The known numbers in the unit a reply sentence writes: a table "in thousands" (or in
+    "kEUR") read as dollars ("795" → 795,000), or millions as billions ("1,010" → "1.01
+    billion")."""
     found = {m.group(1).lower() for text in sources for m in _SCALE_IN_SOURCE.finditer(text)}
+    found |= {
+        _CURRENCY_SCALE[m.group(1).strip().rstrip(".").lower()]
+        for text in sources
+        for m in _SCALED_CURRENCY.finditer(text)
+    }
     if not found:
         return []
     said = _SCALE_IN_REPLY.search(sentence)
