@@ -469,6 +469,25 @@ def test_operands_of_a_sentence_wrapped_across_lines_are_from_that_sentence() ->
     assert review(question, right, []).verdict == "accept"
 
 
+def test_a_small_figure_the_sources_write_is_an_operand_not_a_constant() -> None:
+    """Lead times of 15 and 7 days: "(15 - 7) / 7 * 100" for their difference is a formula of
+    the wrong shape to repair, not one number shifted by a constant to discard."""
+    suppliers = Chunk(
+        "l1", "s8", "/d/suppliers.html",
+        "| Supplier | Lead time (days) |\n| --- | --- |\n| PackRight | 7 |\n| Baltic Pallet | 15 |",
+        Locator(),
+    )  # fmt: skip
+    question = "What is the difference between the lead times of Baltic Pallet and PackRight?"
+    shaped = calculation("(15 - 7) / 7 * 100", "(15 − 7) ÷ 7 × 100 = 114.29", suppliers)
+    found = review(question, shaped, [])
+    assert found.verdict == "repair" and "a difference, not a percentage" in found.why
+    assert review(question, calculation("15 - 7", "15 − 7 = 8", suppliers), []).verdict == (
+        "accept"
+    )
+    shifted = calculation("15 + 7", "15 + 7 = 22", ROWS)  # 7 is no figure of the ducks
+    assert review("How many ducks plus a week?", shifted, []).verdict == "discard"
+
+
 def test_average_in_a_rows_name_asks_for_no_average() -> None:
     """ "The change in the average price per unit" is over the row "Average price per unit":
     a subtraction, not a sum halved; "the average of the prices" still asks for one."""

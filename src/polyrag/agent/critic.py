@@ -678,7 +678,14 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
     if abs(values[0]) > MAX_PLAUSIBLE:
         return Review("discard", "the result is implausibly large")
     from_sources = [n for n in _operands(outcome) if n not in FREE_CONSTANTS]
-    if len(from_sources) < 2:
+    # A small figure the sources write is theirs too ("7 days" of a lead time), not a constant.
+    written = [n for c in sources for n in numbers_in_text(c.text)]
+    stated = [
+        n
+        for n in _operands(outcome)
+        if n not in from_sources and n != 100 and any(same_number(n, w) for w in written)
+    ]
+    if len(from_sources) + len(set(stated)) < 2:
         return Review(
             "discard",
             "one number of the sources shifted by a constant is not a calculation over them",

@@ -9,7 +9,10 @@ from collections.abc import Sequence
 # "growth"); percentage points between two rates; an amount in money or in a currency's
 # units ("in thousands of dollars", "in CHF"); a count of things ("how many stores").
 ASKS_RELATIVE = re.compile(
-    r"\bpercent|%|per cent|\bratio\b|\bproportion\b|\brate\b|\bgrowth\b|\bshare\b|\btimes\b",
+    r"\bpercent|%|per cent|\bratio\b|\bproportion\b|\brate\b|\bgrowth\b|\bshare\b|"
+    # "three times as large", "how many times", not "the lead times"
+    r"\bhow many times\b|"
+    r"\btimes (?:more|less|as|larger|bigger|smaller|higher|lower|greater|that)\b",
     re.IGNORECASE,
 )
 ASKS_POINTS = re.compile(r"\b(?:percentage|basis) points?\b|\bpp\b", re.IGNORECASE)
