@@ -12,6 +12,7 @@ from polyrag.agent.critic import (
     drop_idle_joins,
     drop_unnamed_filters,
     found_nothing,
+    rank_groups,
     review,
     summed_not_counted,
     totals_per_label,
@@ -179,6 +180,14 @@ def test_which_one_wants_the_column_the_question_names_not_a_neighbour() -> None
     assert review(question, named, []).verdict == "accept"
     ordered = sql("SELECT team FROM cups ORDER BY stanley_cups DESC LIMIT 1", "team = Canadiens")
     assert review("Which team has won the most Stanley Cups?", ordered, []).verdict == "accept"
+    # "Who" is answered by whichever column names someone.
+    paid = sql(
+        "SELECT MAX(amount_usd) AS largest, vendor FROM expenses GROUP BY vendor "
+        "ORDER BY largest DESC LIMIT 1",
+        "largest = 2100, vendor = DataForge",
+    )
+    who = "What was the largest single expense, and who was it paid to?"
+    assert review(who, paid, []).verdict == "accept"
 
 
 def test_filters_on_values_the_question_never_names_are_dropped() -> None:
@@ -846,3 +855,18 @@ def test_which_one_is_ranked_over_every_row_and_a_measure_named_average_is_a_col
     fasteners = "Which fastener has the highest quantity in stock?"
     bolts = "SELECT product FROM stock WHERE category = 'Bolts' ORDER BY quantity DESC LIMIT 1"
     assert "picks the answer" not in review(fasteners, sql(bolts, "product = M8"), []).why
+
+
+def test_a_question_after_the_largest_one_ranks_the_groups_a_query_lists() -> None:
+    """MAX(amount) per vendor lists each vendor's largest expense; "the largest single
+    expense" is the first of them ranked (DataForge's 2,100, not the first row's 1,510)."""
+    question = "What was the largest single expense, and who was it paid to?"
+    listed = "SELECT MAX(amount_usd) AS largest, vendor FROM expenses GROUP BY vendor"
+    assert rank_groups(question, listed) == (listed + " ORDER BY largest DESC LIMIT 1", "largest")
+    counted = "SELECT category, COUNT(*) FROM t GROUP BY category"
+    fewest = rank_groups("Which category has the fewest tickets?", counted)
+    assert fewest is not None and fewest[0].endswith("ORDER BY COUNT(*) ASC LIMIT 1")
+    # One per group asked, or already ranked: as written.
+    assert rank_groups("What is the highest amount per vendor?", listed) is None
+    assert rank_groups(question, listed + " ORDER BY largest DESC LIMIT 1") is None
+    assert rank_groups("How much did each vendor get?", listed) is None

@@ -179,6 +179,10 @@ class ToolCalls:
         if grouped is not None:
             repaired = grouped[0]
             notes.append(f"{grouped[1]} repeats across rows, so the totals per {grouped[1]} decide")
+        ranked = critic.rank_groups(question, repaired)
+        if ranked is not None:
+            repaired = ranked[0]
+            notes.append(f"the question asks for one: the groups ranked by {ranked[1]}")
         if notes:
             outcome = self.toolbox.call("sql", {"query": repaired}, context)
             if outcome.ok:

@@ -72,7 +72,7 @@ _ROW_NAMES = frozenset({"label", "period", "name", "item", "column", "col"})
 # "Which team won most", "At which dose was the rate highest", "What region had the lowest …"
 _WHICH_ONE = re.compile(
     r"\b(?:which|what)\b.*\b(?:highest|lowest|largest|smallest|most|least|maximum|minimum|"
-    r"biggest|greatest|best|worst|top|shortest|longest|cheapest)\b",
+    r"biggest|greatest|best|worst|top|shortest|longest|cheapest|fewest)\b",
     re.IGNORECASE,
 )
 _YEAR_VALUE = re.compile(r"= (?:FY ?)?(?:19|20)\d\d\b|= (?:Q[1-4]|[A-Za-z]{3,})", re.IGNORECASE)
@@ -555,6 +555,38 @@ def totals_per_label(query: str, repeats: Callable[[str, str], bool]) -> tuple[s
     return rewritten, label.name
 
 
+_LEAST = re.compile(
+    r"\b(?:lowest|smallest|least|minimum|fewest|shortest|cheapest|worst)\b", re.IGNORECASE
+)
+_PER_GROUP = re.compile(r"\b(?:per|each|every|respectively)\b", re.IGNORECASE)
+
+
+def rank_groups(question: str, query: str) -> tuple[str, str] | None:
+    """ "What was the largest single expense, and who was it paid to?" answered with
+    MAX(amount) per vendor lists every vendor's largest, and the model read the first row. A
+    query grouping one aggregate without ORDER BY or LIMIT, for a question after the largest
+    (or smallest) one and not one per group, is ranked by that aggregate and keeps the first
+    (the SQL tool keeps the rows tied with it). Returns the query and what it ranks by."""
+    if not _WHICH_ONE.search(question) or _PER_GROUP.search(question):
+        return None
+    tree = _parsed(query)
+    if (
+        not isinstance(tree, exp.Select)
+        or not tree.args.get("group")
+        or tree.args.get("order")
+        or tree.args.get("limit")
+    ):
+        return None
+    aggregates = [e for e in tree.expressions if e.unalias().find(exp.AggFunc) is not None]
+    if len(aggregates) != 1:
+        return None
+    key = aggregates[0]
+    ranked = key.alias if isinstance(key, exp.Alias) else key.sql(dialect="duckdb")
+    order = "ASC" if _LEAST.search(question) else "DESC"
+    rewritten = tree.order_by(f"{ranked} {order}", dialect="duckdb").limit(1)
+    return rewritten.sql(dialect="duckdb"), ranked
+
+
 def _parsed(query: str) -> exp.Expr | None:
     """The query's syntax tree (DuckDB dialect), or None when it does not parse."""
     try:
@@ -603,6 +635,8 @@ def _picked_unnamed(question: str, query: str) -> str:
     the question names ("bc_v_dec", a neighbour of the concentration column); else ""."""
     if not _WHICH_ONE.search(question) or _WHICH_PERIOD.search(question):
         return ""
+    if re.search(r"\bwho(?:m|se)?\b", question, re.IGNORECASE):
+        return ""  # "… and who was it paid to?": any column naming someone answers
     tree = _parsed(query)
     if not isinstance(tree, exp.Select):
         return ""
@@ -679,11 +713,11 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
         return Review("discard", "the result is implausibly large")
     from_sources = [n for n in _operands(outcome) if n not in FREE_CONSTANTS]
     # A small figure the sources write is theirs too ("7 days" of a lead time), not a constant.
-    written = [n for c in sources for n in numbers_in_text(c.text)]
+    figures = [n for c in sources for n in numbers_in_text(c.text)]
     stated = [
         n
         for n in _operands(outcome)
-        if n not in from_sources and n != 100 and any(same_number(n, w) for w in written)
+        if n not in from_sources and n != 100 and any(same_number(n, w) for w in figures)
     ]
     if len(from_sources) + len(set(stated)) < 2:
         return Review(
