@@ -96,32 +96,34 @@ class Replier:
             standalone=question,
             thread=run.thread,
         )
-        figure = with_figure(answer, evidence)
-        if figure is not answer:
-            run.trace.add(
-                "result",
-                "the reply did not state the figure code read from the statements: code wrote "
-                "the answer",
-                {"answer": figure.text, "was": answer.text},
+        # What code read or computed, written in when the reply left it out; the first that
+        # applies wins.
+        rewrites = [
+            (
+                with_figure(answer, evidence),
+                "the reply did not state the figure code read from the statements",
             )
-            answer = replace(figure, steps=tuple(run.trace.steps))
-        elif state.get("kind") in ("compute", "aggregate"):
-            stated = with_result(answer, evidence, question)
-            picked = with_rows_picked(answer, evidence, question)
-            if stated is not answer:
+        ]
+        if state.get("kind") in ("compute", "aggregate"):
+            rewrites += [
+                (
+                    with_result(answer, evidence, question),
+                    "the reply did not state the calculation's result",
+                ),
+                (
+                    with_rows_picked(answer, evidence, question),
+                    "the reply did not name the rows the query picked",
+                ),
+            ]
+        for written, why in rewrites:
+            if written is not answer:
                 run.trace.add(
                     "result",
-                    "the reply did not state the calculation's result: code wrote the answer",
-                    {"answer": stated.text, "was": answer.text},
+                    f"{why}: code wrote the answer",
+                    {"answer": written.text, "was": answer.text},
                 )
-                answer = replace(stated, steps=tuple(run.trace.steps))
-            elif picked is not answer:
-                run.trace.add(
-                    "result",
-                    "the reply did not name the rows the query picked: code wrote the answer",
-                    {"answer": picked.text, "was": answer.text},
-                )
-                answer = replace(picked, steps=tuple(run.trace.steps))
+                answer = replace(written, steps=tuple(run.trace.steps))
+                break
         if state.get("kind") in ("multihop", "compare", "compute", "lookup") and not answer.refused:
             answer = with_bridges(answer, evidence, state)
             answer = with_chain(answer, evidence, question)
