@@ -69,9 +69,10 @@ _WHICH_PERIOD = re.compile(
 # Columns that name rows whatever they hold: a statement's labels, a view's periods, a
 # headerless first column.
 _ROW_NAMES = frozenset({"label", "period", "name", "item", "column", "col"})
-# "Which team won most", "At which dose was the rate highest", "What region had the lowest …"
-_WHICH_ONE = re.compile(
-    r"\b(?:which|what)\b.*\b(?:highest|lowest|largest|smallest|most|least|maximum|minimum|"
+# A question after the one row (or rows) ranked first: "Which team won most", "At which dose
+# was the rate highest", "What region had the lowest …", "Who received the most?"
+ASKS_WHICH_ONE = re.compile(
+    r"\b(?:which|what|who)\b.*\b(?:highest|lowest|largest|smallest|most|least|maximum|minimum|"
     r"biggest|greatest|best|worst|top|shortest|longest|cheapest|fewest)\b",
     re.IGNORECASE,
 )
@@ -567,7 +568,7 @@ def rank_groups(question: str, query: str) -> tuple[str, str] | None:
     query grouping one aggregate without ORDER BY or LIMIT, for a question after the largest
     (or smallest) one and not one per group, is ranked by that aggregate and keeps the first
     (the SQL tool keeps the rows tied with it). Returns the query and what it ranks by."""
-    if not _WHICH_ONE.search(question) or _PER_GROUP.search(question):
+    if not ASKS_WHICH_ONE.search(question) or _PER_GROUP.search(question):
         return None
     tree = _parsed(query)
     if (
@@ -606,7 +607,7 @@ def _answer_preset(question: str, query: str, titles: str = "") -> str:
     query answers with, by a value the question never names ("vehicle_type LIKE '%Trucks%'",
     copied off the example rows): the ranking then has one row to pick; or on another column
     when no word of the question is left for the value to stand for. "" otherwise."""
-    if not _WHICH_ONE.search(question):
+    if not ASKS_WHICH_ONE.search(question):
         return ""
     tree = _parsed(query)
     if not isinstance(tree, exp.Select) or tree.args.get("where") is None:
@@ -633,7 +634,7 @@ def _picked_unnamed(question: str, query: str) -> str:
     """For "At which concentration was the resistance highest?" answered by one row picked by
     its largest (or smallest) measure: the columns it shows, when none but the measure is one
     the question names ("bc_v_dec", a neighbour of the concentration column); else ""."""
-    if not _WHICH_ONE.search(question) or _WHICH_PERIOD.search(question):
+    if not ASKS_WHICH_ONE.search(question) or _WHICH_PERIOD.search(question):
         return ""
     if re.search(r"\bwho(?:m|se)?\b", question, re.IGNORECASE):
         return ""  # "… and who was it paid to?": any column naming someone answers

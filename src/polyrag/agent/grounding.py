@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from polyrag.agent.critic import ASKS_WHICH_ONE
 from polyrag.agent.questions import names_in
 from polyrag.agent.tools import statements
 from polyrag.agent.tools.base import ToolOutcome
@@ -199,12 +200,6 @@ def _computed(text: str) -> tuple[str, str] | None:
     return name.strip(), result.strip()
 
 
-# "Which team has the most tickets?": a question after the one row (or rows) ranked first.
-_ONE_RANKED = re.compile(
-    r"\b(?:which|who|what)\b.*\b(?:highest|lowest|largest|smallest|most|least|maximum|"
-    r"minimum|biggest|greatest|best|worst|top|shortest|longest|cheapest|fewest)\b",
-    re.IGNORECASE,
-)
 _PAIR_NAME = re.compile(r"(?:^|, )([^=,\n]+?) = ")
 
 
@@ -216,7 +211,7 @@ def with_rows_picked(answer: Answer, evidence: Sequence[Evidence], question: str
     The rows picked are those of a ranking with a limit, the ones tied first with the first
     row of a ranking without one, or the few rows a condition without ranking kept; when the
     reply leaves one out, code writes the answer: their names, their figures, the rows cited."""
-    ranks = bool(_ONE_RANKED.search(question))
+    ranks = bool(ASKS_WHICH_ONE.search(question))
     if answer.refused or not (ranks or _WHICH.search(question)):
         return answer
     results = [item for item in evidence if item.derived and item.text.startswith(_SQL)]
