@@ -122,7 +122,7 @@ def verify(
     known_anywhere = written_numbers([*everything, question])
     # A date's day ("12 November 2025") is no operand: "3 ÷ 12 × 100 = 25" over "the first
     # three quarters" and the meeting's date supported a made-up 25%.
-    days = set(written_numbers([*everything, question])) - set(
+    days = set(known_anywhere) - set(
         written_numbers([_DAY_OF_MONTH.sub(" ", t) for t in [*everything, question]])
     )
     # A year the question names that no evidence writes: a reply restating it presumes what the
