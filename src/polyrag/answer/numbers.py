@@ -141,7 +141,7 @@ _SCALED = re.compile(
     r"(thousand|million|billion|trillion)s?\b",
     re.IGNORECASE,
 )
-_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
 
 def scaled_numbers(texts: Sequence[str]) -> list[float]:
@@ -150,7 +150,7 @@ def scaled_numbers(texts: Sequence[str]) -> list[float]:
     seen: dict[float, None] = {}
     for text in texts:
         for match in _SCALED.finditer(text):
-            value = float(match.group(1).replace(",", "")) * _SCALES[match.group(2).lower()]
+            value = float(match.group(1).replace(",", "")) * SCALES[match.group(2).lower()]
             seen.setdefault(round(value, 6))
     return list(seen)
 

@@ -31,6 +31,7 @@ from polyrag.answer.citations import (
 from polyrag.answer.evidence import Evidence, content_words, named_numbers
 from polyrag.answer.numbers import (
     IN_TEXT,
+    SCALES,
     asks_quantity,
     decimals,
     numbers_in_text,
@@ -246,7 +247,6 @@ def verify(
     )
 
 
-_SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _SCALE_IN_SOURCE = re.compile(r"\b(thousand|million|billion)s?\b", re.IGNORECASE)
 # A currency in thousands or millions as headers write it: "Q3 2025 (kEUR)", "TUSD", "m€".
 _SCALED_CURRENCY = re.compile(
@@ -271,8 +271,8 @@ def _rescaled(known: Sequence[float], sources: Sequence[str], sentence: str) -> 
     if not found:
         return []
     said = _SCALE_IN_REPLY.search(sentence)
-    unit = _SCALE_WORDS[said.group(1).lower()] if said else 1.0
-    ratios = {_SCALE_WORDS[word] / unit for word in found} - {1.0}
+    unit = SCALES[said.group(1).lower()] if said else 1.0
+    ratios = {SCALES[word] / unit for word in found} - {1.0}
     return [k * ratio for k in known for ratio in ratios if k]
 
 
