@@ -62,6 +62,8 @@ def test_a_reply_broken_off_where_its_answer_should_stand_states_nothing() -> No
     assert broken.refused and broken.reason == NO_ANSWER_FOUND
     said = verify("Nordwind Logistics closed the third quarter [1].", [item(1, report)])
     assert not said.refused
+    cut = "Nordwind Logistics closed the third quarter with [1]."  # a line cut short says something
+    assert not verify(cut, [item(1, report)]).refused
 
 
 def test_a_figure_of_a_table_in_keur_may_be_written_in_euros() -> None:

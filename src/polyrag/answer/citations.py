@@ -102,11 +102,10 @@ def claims(sentence: str) -> bool:
     return bool(content_words(_NUMBER.sub(" ", body)) - _META)
 
 
-# A sentence broken off where its answer should stand.
-_DANGLING = re.compile(
-    r"\b(?:is|are|was|were|be|been|being|the|a|an|of|by|to|for|from|with|as|at|in|on|and|or)"
-    r"\s*[.:;,]?\s*$"
-)
+# A sentence broken off where its answer should stand: after a verb of being or an article. (Not
+# after any preposition: "Docling bundles PDF document conversion to [1]", a line cut short,
+# still states what Docling bundles.)
+_DANGLING = re.compile(r"\b(?:is|are|was|were|be|been|being|the|a|an)\s*[.:;,]?\s*$")
 
 
 def word_support(
