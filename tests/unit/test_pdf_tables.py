@@ -13,6 +13,7 @@ from polyrag.parse.pdf_tables import (
     FRUITLESS_PAGES,
     PdfTable,
     PdfTables,
+    _unbanded,
     open_sides,
     with_tables,
 )
@@ -80,6 +81,36 @@ def test_a_paper_table_and_pages_without_grids() -> None:
     for name in ("pdfplumber__scotus-transcript-p1.pdf", "unstructured__single_table.pdf"):
         pages, finder = tables_of(TABLES / name)
         assert pages == [[]] and finder.searched == 0  # no grid drawn: pdfplumber not asked
+
+
+@needs_eval
+def test_a_grid_ruling_bands_of_rows_under_grouped_names_is_read_row_by_row() -> None:
+    """The NICS report rules every five states as one band, prints the names of six columns in
+    one cell ("Permit Handgun Long Gun …") and of others under a group's name ("Pre-Pawn" over
+    "Handgun Long Gun *Other"), sets its title in the first band and its notes in the last.
+    The whole grid was refused (the notes made a cell too long for a table), and the states
+    were read as loose lines of 22 unnamed figures."""
+    (page,), _ = tables_of(TABLES / "pdfplumber__nics-background-checks-2015-11.pdf")
+    (table,) = page
+    assert table.caption == "NICS Firearm Background Checks November - 2015"
+    header, *rows = table.cells
+    assert header[:4] == ("State / Territory", "Permit", "Handgun", "Long Gun")
+    assert "Pre-Pawn Long Gun" in header and "Return to Seller - Private Sale *Other" in header
+    assert header[-1] == "Totals" and len(header) == table.columns == 25
+    kentucky = next(row for row in rows if row[0] == "Kentucky")
+    assert (kentucky[1], kentucky[3], kentucky[-1]) == ("264,140", "14,847", "295,891")
+    assert len(rows) == 56 and rows[-1][0] == "Totals"  # 55 states and territories, the totals
+    assert not any("DISCLAIMERS" in cell for row in table.cells for cell in row)
+    assert table.bbox[1] > 100  # the notes under the grid stay text
+
+
+def test_only_a_band_of_figures_line_for_line_is_split_into_rows() -> None:
+    band = ["Alabama\nAlaska", "18,870\n209", "", "71,137\n7,095"]
+    assert _unbanded(band) == [["Alabama", "18,870", "", "71,137"], ["Alaska", "209", "", "7,095"]]
+    wrapped = ["Net cash provided by\noperating activities", "1,234"]
+    assert _unbanded(wrapped) == [wrapped]
+    prose = ["Owner\nJoe", "Set option\nUSRPRF"]  # two lines each, no figures
+    assert _unbanded(prose) == [prose]
 
 
 @needs_eval

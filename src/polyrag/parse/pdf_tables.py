@@ -5,7 +5,11 @@ content in Python (~0.1-1.5 s a page on 2 cores, against ~0.01 s for the text la
 asked only about pages that PDFium says draw a grid, at most `MAX_TABLE_PAGES` per file, and a
 file whose searched pages keep giving nothing is given up on (`FRUITLESS_PAGES`). A grid that
 rules its rows and the lines between its columns but not its outer sides is given its sides
-(`open_sides`), else its first and last columns would be lost. Tables without ruling (columns
+(`open_sides`), else its first and last columns would be lost. Government reports rule bands
+of several rows as one cell ("Alabama Alaska Arizona" beside "18,870 209 2,303"), print several
+columns' names in one cell or under a group's name, and rule their title and notes into the
+grid: the bands are split into rows, the names given to their columns, the title kept as the
+caption and the notes left as text. Tables without ruling (columns
 aligned by spaces alone, like most annual reports' statements) are found from the text lines by
 pdf_statements.py and pdf_grids.py.
 
@@ -45,12 +49,15 @@ MIN_RULES = 6  # rules or boxes a page must draw before it is searched for table
 _THIN = 2.0  # points: a path this thin is a rule, not an area
 _LONG_CELL = 300  # a cell longer than this means a box around prose, not a table
 _MIN_CELLS = 4  # non-empty cells a table needs
+_HEADER_BANDS = 3  # ruled bands at a grid's top searched for names spread over columns
+_SAME_LINE = 2.0  # points: words whose tops differ by less stand on one line
 _UNITS = frozenset({"$", "€", "£", "¥", "US$", "CHF"})
 _INSIDE = 0.8  # share of a text line's width inside a table for the line to be the table's
 _SAME_EDGE = 6.0  # points: a table's edges on two pages, this close, are the same table's
 _TOUCH = 3.0  # points: rule ends this close meet (pdfplumber's own snap tolerance)
 _MIN_INNER_LINES = 2  # lines between columns a grid without sides needs (one may split a page)
 _SPACED_DATE = re.compile(r"\d{1,2}([/.-])\d{1,2}\1\d{2,4}|\d{4}-\d{2}-\d{2}")
+_DIGIT = re.compile(r"\d")
 _NUMBER = re.compile(r"^[-+(]?[$€£¥]?\s?\(?[\d.,]+\)?%?$|^[—–-]$")
 
 
@@ -372,10 +379,22 @@ def _stroked(path: pdfium.PdfObject) -> bool:
 
 def _table(table: Any, left: float, top: float) -> PdfTable | None:
     """A pdfplumber table as Markdown with its box in PDF points, or None if it is not data."""
-    extracted = table.extract()
-    rows = [_joined_units([_unspaced(clean_cell(cell or "")) for cell in row]) for row in extracted]
+    extracted = [[cell or "" for cell in row] for row in table.extract()]
+    spans = [row.bbox for row in table.rows]  # (x0, top, x1, bottom) from the top-left, y down
+    _spread_names(table, extracted)
+    # Notes ruled into the grid's last (or first) bands are text around the table, not rows.
+    while extracted and _aside(extracted[-1]):
+        del extracted[-1], spans[-1]
+    while extracted and _aside(extracted[0]):
+        del extracted[0], spans[0]
+    caption = ""
+    if _titled(extracted):  # a title alone in the first band, over a row of names
+        caption = clean_cell(next(cell for cell in extracted[0] if cell.strip()))
+        extracted = extracted[1:]
+    banded = [part for row in extracted for part in _unbanded(row)]
+    rows = [_joined_units([_unspaced(clean_cell(cell)) for cell in row]) for row in banded]
     rows = [row for row in rows if any(row)]
-    if not rows:
+    if not rows or not spans:
         return None
     used = [c for c in range(max(len(row) for row in rows)) if any(cell_at(row, c) for row in rows)]
     rows = [[cell_at(row, c) for c in used] for row in rows]
@@ -384,14 +403,101 @@ def _table(table: Any, left: float, top: float) -> PdfTable | None:
         return None
     if any(len(cell) > _LONG_CELL for cell in cells):
         return None
-    x0, y_top, x1, y_bottom = table.bbox  # pdfplumber: from the page's top-left, y down
+    x0, x1 = table.bbox[0], table.bbox[2]
+    y_top, y_bottom = spans[0][1], spans[-1][3]
     box = (left + x0, top - y_bottom, left + x1, top - y_top)
     if any(_NUMBER.match(cell) for cell in rows[0][1:]):
         # The first row holds figures: the column headings sit outside the grid (a statement's
         # years above its ruled body), so the table gets an empty header.
         rows.insert(0, [""] * len(used))
     grid = tuple(tuple(row) for row in rows)
-    return PdfTable(markdown_table(rows), box, len(rows), len(used), grid)
+    return PdfTable(markdown_table(rows), box, len(rows), len(used), grid, caption)
+
+
+def _titled(rows: list[list[str]]) -> bool:
+    """Whether the first row holds one cell alone, over a row of two or more names."""
+    filled = [[cell for cell in row if cell.strip()] for row in rows[:2]]
+    return (
+        len(filled) == 2
+        and len(filled[0]) == 1
+        and len(filled[1]) >= 2
+        and not any(_NUMBER.match(clean_cell(cell)) for cell in filled[1])
+    )
+
+
+def _aside(row: list[str]) -> bool:
+    """An empty band, or one holding prose (notes, disclaimers) rather than cells."""
+    return all(not cell.strip() for cell in row) or any(
+        len(clean_cell(cell)) > _LONG_CELL for cell in row
+    )
+
+
+def _unbanded(row: list[str]) -> list[list[str]]:
+    """A band of rows ruled as one ("Alabama\nAlaska\nArizona" beside "18,870\n209\n2,303"),
+    as its rows: when every filled cell holds as many lines, and one cell's lines are all
+    figures. A label wrapped over two lines beside one figure stays one row."""
+    lines = [cell.split("\n") if cell.strip() else [] for cell in row]
+    filled = [cell_lines for cell_lines in lines if cell_lines]
+    count = len(filled[0]) if filled else 0
+    if count < 2 or len(filled) < 2 or any(len(cell_lines) != count for cell_lines in filled):
+        return [row]
+    if not any(all(_NUMBER.match(line.strip()) for line in cell) for cell in filled):
+        return [row]
+    return [[cell_lines[i] if cell_lines else "" for cell_lines in lines] for i in range(count)]
+
+
+def _spread_names(table: Any, extracted: list[list[str]]) -> None:
+    """Column names printed in one cell over several columns ("Permit Handgun Long Gun" over
+    three, or "Pre-Pawn" over "Handgun Long Gun *Other") are given to the columns they stand
+    over: each word of the cell's last line to the column under its middle, the lines above it
+    opening every name ("Pre-Pawn Handgun"). Only in the first bands, and only when every
+    column spanned gets a word; otherwise the cell stays whole in its first column."""
+    rows = table.rows
+    widest = max(rows, key=lambda row: sum(cell is not None for cell in row.cells))
+    if any(cell is None for cell in widest.cells):
+        return
+    columns = [(cell[0], cell[2]) for cell in widest.cells]
+    for r, row in enumerate(rows[:_HEADER_BANDS]):
+        cells = row.cells
+        for c, cell in enumerate(cells):
+            end = c + 1
+            while end < len(cells) and cells[end] is None:
+                end += 1
+            if cell is None or end - c < 2 or end > len(columns) or r >= len(extracted):
+                continue
+            if any(_NUMBER.match(word) and _DIGIT.search(word) for word in extracted[r][c].split()):
+                continue  # figures: a band of data, not names
+            names = _names_under(table.page, cell, columns[c:end])
+            if names is not None:
+                extracted[r][c:end] = names
+
+
+def _names_under(page: Any, cell: Box, columns: Sequence[tuple[float, float]]) -> list[str] | None:
+    """One name per column from the words inside `cell` (pdfplumber's box), or None."""
+    try:
+        words = page.within_bbox(cell).extract_words()
+    except Exception:  # a box pdfplumber will not cut: the cell stays whole
+        return None
+    if not words:
+        return None
+    words.sort(key=lambda word: (word["top"], word["x0"]))
+    lines: list[list[dict[str, Any]]] = [[words[0]]]
+    for word in words[1:]:
+        if word["top"] - lines[-1][0]["top"] > _SAME_LINE:
+            lines.append([word])
+        else:
+            lines[-1].append(word)
+    above = " ".join(word["text"] for line in lines[:-1] for word in line)
+    names: list[list[str]] = [[] for _ in columns]
+    for word in sorted(lines[-1], key=lambda word: word["x0"]):
+        middle = (word["x0"] + word["x1"]) / 2
+        at = [i for i, (x0, x1) in enumerate(columns) if x0 <= middle <= x1]
+        if not at:
+            return None
+        names[at[0]].append(word["text"])
+    if not all(names):
+        return None
+    return [clean_cell(f"{above} {' '.join(name)}") for name in names]
 
 
 def _joined_units(row: list[str]) -> list[str]:
