@@ -240,6 +240,27 @@ def test_a_period_condition_on_a_column_naming_that_period_is_dropped() -> None:
         db.close()
 
 
+def test_a_condition_on_a_missing_column_that_the_title_answers_is_dropped() -> None:
+    """ "… AND year = 2015" over a report titled "November - 2015" has no year column to read:
+    the whole table is of 2015, so the condition goes. A year the title does not write still
+    fails, and its error goes back to the model."""
+    checks = Table(
+        ("State / Territory", "Permit", "Totals"),
+        (("Kansas", "894", "18,433"), ("Kentucky", "264,140", "295,891")),
+        name="Table 1",
+        title="NICS Firearm Background Checks November - 2015",
+    )
+    db = TableDatabase([SourceTable("s", "/nics.pdf", checks)])
+    try:
+        asked = "SELECT permit FROM table_1 WHERE state_territory LIKE 'Kentucky' AND year = 2015"
+        assert db.run(asked).text() == "permit = 264,140"
+        assert db.run("SELECT SUM(permit) FROM table_1 WHERE year = '2015'").rows == ((265034,),)
+        with pytest.raises(SqlError):
+            db.run(asked.replace("2015", "2016"))
+    finally:
+        db.close()
+
+
 @pytest.mark.parametrize(
     "header", ["", "Column 1", "(Millions)", "(In millions, except per share)"]
 )

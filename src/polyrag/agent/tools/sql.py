@@ -279,7 +279,32 @@ class TableDatabase:
             if table.name not in self._by_name and table.name not in ctes | set(self._views):
                 known = ", ".join([*self._by_name, *self._views]) or "none"
                 raise SqlError(f"unknown table {table.name!r} (tables: {known})")
-        return _with_ties(_ordering_shown(self._without_totals(self._read_by_period(tree))))
+        tree = self._without_titled_conditions(self._read_by_period(tree))
+        return _with_ties(_ordering_shown(self._without_totals(tree)))
+
+    def _without_titled_conditions(self, tree: exp.Expression) -> exp.Expression:
+        """The query without its conditions on a column no table read has, whose values the
+        table's title or file already writes: "… WHERE state LIKE 'Kentucky' AND year = 2015"
+        over the NICS report titled "November - 2015" failed three times on the missing
+        column, and the tool was set aside. A condition on a missing column naming anything
+        else still fails, and its error goes back to the model."""
+        read = [self._by_name[t.name] for t in tree.find_all(exp.Table) if t.name in self._by_name]
+        if not read or any(t.name in self._views for t in tree.find_all(exp.Table)):
+            return tree
+        own = {column.name.lower() for table in read for column in table.columns}
+        own |= {alias.alias.lower() for alias in tree.find_all(exp.Alias)}
+        titles = " ".join(table.describe() for table in read).casefold()
+        for where in list(tree.find_all(exp.Where)):
+            condition = where.this
+            parts = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+            kept = [part for part in parts if not _titled(part, own, titles)]
+            if len(kept) == len(parts):
+                continue
+            if kept:
+                where.set("this", exp.and_(*kept))
+            else:  # the whole table is of that period
+                where.pop()
+        return tree
 
     def _read_by_period(self, tree: exp.Expression) -> exp.Expression:
         """The query reading a statement's period view where it asks for the view's columns
@@ -616,6 +641,21 @@ _PERIOD = re.compile(  # a month stands alone: "V/dec" (volts per decade) is no 
 
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
+
+
+def _titled(condition: exp.Expression, own: set[str], titles: str) -> bool:
+    """Whether a condition reads only columns no table has and compares them with values that
+    `titles` write ("year = 2015" under "… November - 2015")."""
+    columns = {column.name.lower() for column in condition.find_all(exp.Column)}
+    values = [str(value.this).casefold().strip("% ") for value in condition.find_all(exp.Literal)]
+    return (
+        bool(columns)
+        and not columns & own
+        and bool(values)
+        and all(
+            value and re.search(rf"(?<!\w){re.escape(value)}(?!\w)", titles) for value in values
+        )
+    )
 
 
 def _without_periods_named(tree: exp.Expression, headers: str) -> exp.Expression:
