@@ -631,6 +631,28 @@ def test_a_sum_over_rows_the_model_picked_by_number_is_taken_over_all_rows(
     assert "405" in answer.text and answer.model_calls == 2
 
 
+def test_a_ranking_over_rows_picked_off_the_examples_is_ranked_over_all_by_code(
+    tmp_path: Path,
+) -> None:
+    """ "In which year were the most ducks observed?" ranked over 2019 and 2020 only (copied off
+    the example rows): code ranks every row (no model call) and says so in the trace."""
+    agent, _chat = make_agent(
+        tmp_path,
+        [
+            sql(
+                "SELECT year FROM duck_observations WHERE year = '2019' OR year = '2020' "
+                "ORDER BY freshwater_ducks DESC LIMIT 1"
+            ),
+            "The most freshwater ducks were observed in 2021 [1].",
+        ],
+    )
+    question = "In which year were the most freshwater ducks observed?"
+    answer, trace = ask(agent, question, "aggregate")
+    assert steps_named(trace, "tool")[-1].startswith("sql: year = 2021")
+    assert any("picked the answer before ranking" in s for s in steps_named(trace, "critic"))
+    assert "2021" in answer.text and answer.model_calls == 2
+
+
 def test_a_filter_the_question_names_is_never_dropped(tmp_path: Path) -> None:
     """2018 is asked for: the query that finds no 2018 row is not rerun over every year."""
     agent, _chat = make_agent(

@@ -16,6 +16,7 @@ from polyrag.agent.critic import (
     review,
     summed_not_counted,
     totals_per_label,
+    without_preset,
 )
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.types import Chunk, Locator
@@ -855,6 +856,27 @@ def test_which_one_is_ranked_over_every_row_and_a_measure_named_average_is_a_col
     fasteners = "Which fastener has the highest quantity in stock?"
     bolts = "SELECT product FROM stock WHERE category = 'Bolts' ORDER BY quantity DESC LIMIT 1"
     assert "picks the answer" not in review(fasteners, sql(bolts, "product = M8"), []).why
+
+
+def test_a_pick_before_ranking_is_taken_out_by_code() -> None:
+    """Told to leave "state ILIKE '%Alabama%' OR … '%Arizona%'" (the example rows) out, the
+    model wrote it again three times; code ranks every row itself."""
+    question = "Which state had the most background checks in total in November 2015?"
+    picked = (
+        "SELECT state_territory FROM table_1 WHERE state_territory ILIKE '%Alabama%' OR "
+        "state_territory ILIKE '%Alaska%' ORDER BY totals DESC LIMIT 1"
+    )
+    assert without_preset(question, picked) == (
+        "SELECT state_territory FROM table_1 ORDER BY totals DESC LIMIT 1",
+        "state_territory ILIKE '%Alabama%' OR state_territory ILIKE '%Alaska%'",
+    )
+    both = "SELECT product FROM stock WHERE warehouse = 'Berlin' AND qty > 0 ORDER BY qty DESC"
+    assert without_preset("Which product has the highest qty in stock?", both) == (
+        "SELECT product FROM stock WHERE qty > 0 ORDER BY qty DESC",
+        "warehouse = 'Berlin'",
+    )
+    named = "SELECT state_territory FROM t WHERE state_territory ILIKE '%Kentucky%'"
+    assert without_preset("Which Kentucky county had the most checks?", named) is None
 
 
 def test_a_question_after_the_largest_one_ranks_the_groups_a_query_lists() -> None:

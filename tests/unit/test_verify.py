@@ -62,6 +62,12 @@ def test_a_reply_broken_off_where_its_answer_should_stand_states_nothing() -> No
     assert broken.refused and broken.reason == NO_ANSWER_FOUND
     said = verify("Nordwind Logistics closed the third quarter [1].", [item(1, report)])
     assert not said.refused
+    in_2015 = verify(  # the question's own year restated does not make it an answer
+        "The state with the most background checks in total in November 2015 was [1].",
+        [item(1, "NICS Firearm Background Checks November - 2015: Kentucky 295,891")],
+        question="Which state had the most background checks in total in November 2015?",
+    )
+    assert in_2015.refused and in_2015.reason == NO_ANSWER_FOUND
     cut = "Nordwind Logistics closed the third quarter with [1]."  # a line cut short says something
     assert not verify(cut, [item(1, report)]).refused
 

@@ -100,7 +100,7 @@ class ToolCalls:
                     feedback=note,
                 )
                 outcome = self._run_sql(question, query.sql, context, run)
-                return self._without_unnamed_filters(question, outcome, context, run)
+                return self._repaired_by_code(question, outcome, context, run)
             if tool == "calculator":
                 evidence = self.evidence_for(state, hits, run, quiet=True)
                 # What the model is shown may join rows of several chunks (a long table's rows
@@ -200,17 +200,26 @@ class ToolCalls:
             )
         return self.toolbox.call("sql", {"query": query}, context)
 
-    def _without_unnamed_filters(
+    def _repaired_by_code(
         self, question: str, outcome: ToolOutcome, context: ToolContext, run: Run
     ) -> ToolOutcome:
         """A query that failed or found nothing, run again by code without the WHERE
-        conditions on values the question never names; the first attempt stays in the trace."""
+        conditions on values the question never names; one that picked its answer before
+        ranking ("Which state had the most …?" over three example rows), without that pick. The
+        first attempt stays in the trace."""
+        asked = str(outcome.arguments.get("query", ""))
         if outcome.ok and not critic.found_nothing(outcome.result):
-            return outcome
-        repaired = critic.drop_unnamed_filters(question, str(outcome.arguments.get("query", "")))
-        if repaired is None:
-            return outcome
-        query, dropped = repaired
+            unpicked = critic.without_preset(question, asked, critic.titles_of(outcome))
+            if unpicked is None:
+                return outcome
+            query, dropped = unpicked[0], [unpicked[1]]
+            why = "the query picked the answer before ranking (" + dropped[0] + "): ranked all"
+        else:
+            repaired = critic.drop_unnamed_filters(question, asked)
+            if repaired is None:
+                return outcome
+            query, dropped = repaired
+            why = "the question names no value of " + "; ".join(dropped) + ", so it ran without"
         again = self.toolbox.call("sql", {"query": query}, context)
         if not again.ok or critic.found_nothing(again.result):
             return outcome
@@ -218,7 +227,7 @@ class ToolCalls:
         run.trace.add("tool", f"sql: {first}", outcome.to_dict())
         run.trace.add(
             "critic",
-            "repair: the question names no value of " + "; ".join(dropped) + ", so it ran without",
+            "repair: " + why,
             {"verdict": "repair", "dropped": dropped, "query": query},
         )
         return again

@@ -188,8 +188,7 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
             "the question asks which year or period: select the period itself (a *_by_period "
             "view has one row per label and period), not a figure",
         )
-    titles = " ".join(f"{Path(c.path).stem} {c.nearest_heading}" for c in outcome.backing)
-    preset = _answer_preset(question, query, titles)
+    preset = _answer_preset(question, query, titles_of(outcome))
     if preset:
         return Review(
             "repair",
@@ -628,6 +627,32 @@ def _answer_preset(question: str, query: str, titles: str = "") -> str:
         if columns & shown or (not idle and picks and not any(re.search(r"\d", v) for v in values)):
             return part.sql(dialect="duckdb")
     return ""
+
+
+def titles_of(outcome: ToolOutcome) -> str:
+    """The file names and nearest headings of what a tool result rests on."""
+    return " ".join(f"{Path(c.path).stem} {c.nearest_heading}" for c in outcome.backing)
+
+
+def without_preset(question: str, query: str, titles: str = "") -> tuple[str, str] | None:
+    """The query without the condition that picks its answer before ranking (see
+    `_answer_preset`), and that condition; None when there is none. A small model told to leave
+    it out wrote it again three times ("state ILIKE '%Alabama%' OR … '%Arizona%'", the example
+    rows, for "Which state had the most background checks?"): code takes it out."""
+    preset = _answer_preset(question, query, titles)
+    tree = _parsed(query)
+    if not preset or not isinstance(tree, exp.Select) or tree.args.get("where") is None:
+        return None
+    where = tree.args["where"]
+    parts = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+    kept = [part for part in parts if part.sql(dialect="duckdb") != preset]
+    if len(kept) == len(parts):
+        return None
+    if kept:
+        where.set("this", exp.and_(*kept))
+    else:
+        where.pop()
+    return tree.sql(dialect="duckdb"), preset
 
 
 def _picked_unnamed(question: str, query: str) -> str:

@@ -97,9 +97,14 @@ def claims(sentence: str) -> bool:
     body = MARKER.sub(" ", sentence).strip().lower()
     if re.match(r"^(?:yes|no)\b", body):
         return True
-    if _DANGLING.search(body):  # "The chief financial officer of X is [1].": the answer is missing
+    if broken_off(body):  # "The chief financial officer of X is [1].": the answer is missing
         return False
     return bool(content_words(_NUMBER.sub(" ", body)) - _META)
+
+
+def broken_off(sentence: str) -> bool:
+    """Whether a sentence stops where its answer should stand ("… in November 2015 was [1].")."""
+    return bool(_DANGLING.search(MARKER.sub(" ", sentence).strip().lower()))
 
 
 # A sentence broken off where its answer should stand: after a verb of being or an article. (Not

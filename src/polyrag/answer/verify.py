@@ -22,6 +22,7 @@ from pathlib import Path
 from polyrag.answer.citations import (
     MARKER,
     attribute,
+    broken_off,
     cited_numbers,
     claims,
     is_refusal,
@@ -175,6 +176,8 @@ def verify(
             continue
         if not written and not claims(sentence):
             continue  # talk about the sources ("This can be found in [1].") states nothing
+        if broken_off(sentence) and all(value in restated for value, _ in written):
+            continue  # "The state with the most checks in November 2015 was [1].": nor this
         if not place_asked and _POINTER.search(_LEADING_MARKERS.sub("", sentence).strip()):
             pointers.append(sentence)
             continue
