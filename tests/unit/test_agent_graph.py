@@ -50,6 +50,11 @@ CHUNKS = [
           "Student falls ill\n- Suggested Reportable Symptoms:\n＊ Fever\n＊ Cough\n＊ Diarrhea\n"
           "＊ Vomiting\n＊ Rash\n＊ Blisters\n＊ Headache\n＊ Sore throat\n"
           "If a caregiver suspects the same symptoms, report within 24 hours.", Locator()),
+    Chunk("n1", "nics", "/docs/nics.pdf",
+          "Table 1: NICS Firearm Background Checks November - 2015\n"
+          "Row 16: State / Territory is Illinois, Permit is 87,190, Totals is 129,861\n"
+          "Row 17: State / Territory is Indiana, Permit is 81,935, Totals is 130,333",
+          Locator(page=1), Modality.TABLE),
 ]  # fmt: skip
 SALES = Table(
     header=("Product", "Revenue"),
@@ -969,6 +974,26 @@ def test_a_difference_between_things_of_several_rows_each_is_added_up_by_sql(
     question = "How much did the number of freshwater ducks change from 2019 to 2020?"
     answer, trace = ask(agent, question, "compute")
     assert steps_named(trace, "evaluate")[0] == "needs a tool: calculator"
+
+
+def test_a_difference_between_two_named_rows_is_taken_by_code_from_those_rows(
+    tmp_path: Path,
+) -> None:
+    """The model misread Indiana's total (129190 for 130,333) twice: code takes the two rows the
+    question names under the column it names, in the question's order, and says so."""
+    agent, _chat = make_agent(
+        tmp_path,
+        [
+            json.dumps({"expression": "129861 - 129190"}),
+            "The difference between the totals of Indiana and Illinois is 472 [1].",
+        ],
+    )
+    question = "What was the difference between the totals of Indiana and Illinois?"
+    answer, trace = ask(agent, question, "compute")
+    tools = steps_named(trace, "tool")
+    assert tools[0].startswith("calculator: failed") and "472" in tools[-1]
+    assert any("Totals of Indiana and Illinois" in s for s in steps_named(trace, "critic"))
+    assert "472" in answer.text and answer.model_calls == 2
 
 
 def test_the_items_of_a_list_are_counted_by_code(tmp_path: Path) -> None:

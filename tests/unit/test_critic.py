@@ -9,6 +9,7 @@ import pytest
 from polyrag.agent.critic import (
     aggregates_all,
     change_the_way_asked,
+    difference_of_rows,
     drop_idle_joins,
     drop_unnamed_filters,
     found_nothing,
@@ -877,6 +878,29 @@ def test_a_pick_before_ranking_is_taken_out_by_code() -> None:
     )
     named = "SELECT state_territory FROM t WHERE state_territory ILIKE '%Kentucky%'"
     assert without_preset("Which Kentucky county had the most checks?", named) is None
+
+
+def test_a_difference_of_two_named_rows_under_a_named_column() -> None:
+    rows = passage(
+        "/d/nics.pdf",
+        "Row 16: State / Territory is Illinois, Permit is 87,190, Totals is 129,861\n"
+        "Row 17: State / Territory is Indiana, Permit is 81,935, Totals is 130,333\n"
+        "Row 30: State / Territory is New York, Permit is 2,906, Totals is 36,421\n"
+        "Row 57: State / Territory is Totals, Permit is 804,006, Totals is 2,236,457",
+    )
+    totals = "What was the difference between the totals of Indiana and Illinois?"
+    assert difference_of_rows(totals, [rows]) == (
+        "130333 - 129861",
+        "Totals of Indiana and Illinois",
+    )
+    more = "How many more permits did New York have than Indiana?"  # York alone is no row
+    assert difference_of_rows(more, [rows]) == ("2906 - 81935", "Permit of New York and Indiana")
+    for other in (
+        "What was the percentage change between the totals of Indiana and Illinois?",
+        "What was the total of Indiana?",  # no difference asked
+        "What was the difference between the totals of Indiana and Ohio?",  # no Ohio row
+    ):
+        assert difference_of_rows(other, [rows]) is None
 
 
 def test_a_question_after_the_largest_one_ranks_the_groups_a_query_lists() -> None:

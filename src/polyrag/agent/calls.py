@@ -23,7 +23,7 @@ from polyrag.agent.tools.base import ToolContext, ToolOutcome
 from polyrag.agent.tools.registry import Toolbox
 from polyrag.agent.tools.sql import TableDatabase
 from polyrag.answer.evidence import Evidence, label, render
-from polyrag.answer.numbers import numbers_in_text
+from polyrag.answer.numbers import numbers_in_text, same_number
 from polyrag.errors import LLMError
 from polyrag.index.store.base import Store
 from polyrag.index.tables.base import SourceTable, TableStore
@@ -123,9 +123,10 @@ class ToolCalls:
                     question=question,
                     feedback=note,
                 )
-                return self.toolbox.call(
+                outcome = self.toolbox.call(
                     "calculator", {"expression": expression.expression}, context
                 )
+                return self._difference_by_code(question, outcome, context, run)
             choice = decide(
                 self.steps.chat,
                 run.trace,
@@ -229,6 +230,33 @@ class ToolCalls:
             "critic",
             "repair: " + why,
             {"verdict": "repair", "dropped": dropped, "query": query},
+        )
+        return again
+
+    def _difference_by_code(
+        self, question: str, outcome: ToolOutcome, context: ToolContext, run: Run
+    ) -> ToolOutcome:
+        """A difference between two rows the question names under a column it names ("the
+        difference between the totals of Indiana and Illinois"), computed by code from those
+        rows when the model's expression failed or did not take both their figures (it misread
+        Indiana's 130,333 as 129,190 twice). The first attempt stays in the trace."""
+        named = critic.difference_of_rows(question, context.passages)
+        if named is None:
+            return outcome
+        expression, what = named
+        wanted = [float(n) for n in expression.split(" - ")]
+        taken = critic.operands_of(outcome) if outcome.ok else []
+        if all(any(same_number(w, t) for t in taken) for w in wanted):
+            return outcome
+        again = self.toolbox.call("calculator", {"expression": expression}, context)
+        if not again.ok:
+            return outcome
+        first = outcome.result.split("\n")[0] if outcome.ok else f"failed — {outcome.error}"
+        run.trace.add("tool", f"calculator: {first}", outcome.to_dict())
+        run.trace.add(
+            "critic",
+            f"repair: the question names the rows and the column ({what}): {expression}",
+            {"verdict": "repair", "expression": expression},
         )
         return again
 

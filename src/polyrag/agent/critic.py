@@ -737,12 +737,12 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
         return Review("discard", "the calculation gave no number")
     if abs(values[0]) > MAX_PLAUSIBLE:
         return Review("discard", "the result is implausibly large")
-    from_sources = [n for n in _operands(outcome) if n not in FREE_CONSTANTS]
+    from_sources = [n for n in operands_of(outcome) if n not in FREE_CONSTANTS]
     # A small figure the sources write is theirs too ("7 days" of a lead time), not a constant.
     figures = [n for c in sources for n in numbers_in_text(c.text)]
     stated = [
         n
-        for n in _operands(outcome)
+        for n in operands_of(outcome)
         if n not in from_sources and n != 100 and any(same_number(n, w) for w in figures)
     ]
     if len(from_sources) + len(set(stated)) < 2:
@@ -1201,6 +1201,61 @@ def _row_for_periods(
     return next(iter(found.items())) if len(found) == 1 else None
 
 
+def difference_of_rows(question: str, chunks: Sequence[Chunk]) -> tuple[str, str] | None:
+    """For "the difference between the totals of Indiana and Illinois" (or "how many more …
+    does A have than B"): the subtraction of the two rows' values under the column the
+    question names, in the order the question names the rows, and a note of what it takes
+    ("130333 - 129861", "Totals of Indiana and Illinois"). None unless the question asks for
+    a difference (not a relative change), names exactly one column of the rows found and
+    writes out exactly two rows' labels in full, each with one figure there."""
+    if not (_DIFFERENCE.search(question) or MORE_THAN.search(question)):
+        return None
+    if ASKS_RELATIVE.search(question) or _PERCENT.search(question):
+        return None
+    asked = {w[:5] for w in _TOKEN.findall(question.lower())}
+    rows: dict[str, dict[str, str]] = {}
+    for chunk in chunks:
+        for line in chunk.text.splitlines():
+            read = read_row_sentence(line)
+            if read is None or read.labelled:
+                continue
+            pairs = read.pairs()
+            labels = [v for _, v in pairs if not numbers_in_text(v) and _TOKEN.search(v.lower())]
+            if len(labels) == 1:
+                rows.setdefault(labels[0], dict(pairs))
+    headers = {name for pairs in rows.values() for name in pairs}
+    named = [
+        h
+        for h in headers
+        if (words := _TOKEN.findall(h.lower())) and {w[:5] for w in words} <= asked
+    ]
+    if len(named) != 1:
+        return None
+    column = named[0]
+    in_question = set(_TOKEN.findall(question.lower()))
+    each = {label: set(_TOKEN.findall(label.lower())) for label in rows}
+    written = {label: w for label, w in each.items() if w and w <= in_question}
+    column_stems = {w[:5] for w in _TOKEN.findall(column.lower())}
+    found = []
+    for label, label_words in written.items():
+        if any(label_words < other for other in written.values()):
+            continue  # "York" within "New York"
+        if {w[:5] for w in label_words} <= column_stems:
+            continue  # the total row, for "the totals of …"
+        figures = numbers_in_text(rows[label].get(column, ""))
+        if len(figures) == 1:
+            found.append((question.lower().find(label.lower()), label, figures[0]))
+    if len(found) != 2 or any(at < 0 for at, _, _ in found):
+        return None
+    (_, first, a), (_, second, b) = sorted(found)
+    return f"{_plain(a)} - {_plain(b)}", f"{column} of {first} and {second}"
+
+
+def _plain(value: float) -> str:
+    """A figure as the calculator reads it: 130333, 12.5."""
+    return str(int(value)) if value == int(value) else repr(value)
+
+
 def _fullest_labels(question: str, labels: Iterable[str]) -> list[str]:
     """Of several row labels, those the question writes out in full (every word of theirs is
     a word of the question) with the most words: "Total Other" over "Other" for "the change
@@ -1399,7 +1454,7 @@ _ABOUT_YEARS = re.compile(
 )
 
 
-def _operands(outcome: ToolOutcome) -> list[float]:
+def operands_of(outcome: ToolOutcome) -> list[float]:
     """The numbers of a calculation's expression, as written."""
     expression = str(outcome.arguments.get("expression", "")).replace(",", "")
     return [float(n) for n in re.findall(r"\d+(?:\.\d+)?", expression)]

@@ -643,7 +643,7 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _titled(condition: exp.Expression, own: set[str], titles: str) -> bool:
+def _titled(condition: exp.Expr, own: set[str], titles: str) -> bool:
     """Whether a condition reads only columns no table has and compares them with values that
     `titles` write ("year = 2015" under "… November - 2015")."""
     columns = {column.name.lower() for column in condition.find_all(exp.Column)}
