@@ -13,6 +13,7 @@ from polyrag.agent.critic import (
     drop_idle_joins,
     drop_unnamed_filters,
     found_nothing,
+    kind_asked,
     rank_groups,
     review,
     summed_not_counted,
@@ -878,6 +879,17 @@ def test_a_pick_before_ranking_is_taken_out_by_code() -> None:
     )
     named = "SELECT state_territory FROM t WHERE state_territory ILIKE '%Kentucky%'"
     assert without_preset("Which Kentucky county had the most checks?", named) is None
+
+
+def test_the_kind_a_ranking_question_asks_for() -> None:
+    assert kind_asked("Which zone had the lowest sales in January–June 2023?") == "zone"
+    assert kind_asked("Which of the regions had the most revenue?") == "region"
+    for none in (
+        "What was the highest revenue?",
+        "In which year were the most ducks observed?",
+        "Which zone is in Europe?",  # no ranking asked
+    ):
+        assert kind_asked(none) == ""
 
 
 def test_a_difference_of_two_named_rows_under_a_named_column() -> None:

@@ -240,6 +240,31 @@ def test_a_period_condition_on_a_column_naming_that_period_is_dropped() -> None:
         db.close()
 
 
+def test_a_ranking_asked_of_a_kind_ranks_only_the_rows_of_that_kind() -> None:
+    """ "Which zone had the lowest sales?" over zones and other segments: the lowest of all is
+    "Unallocated items" (0); of the zones, Zone GC."""
+    segments = Table(
+        ("Segment", "Sales"),
+        (
+            ("Zone NA", "12553"),
+            ("Zone GC", "2548"),
+            ("Nestlé Health Science", "3318"),
+            ("Unallocated items", "0"),
+        ),
+        name="Segments",
+    )
+    db = TableDatabase([SourceTable("s", "/h1.xlsx", segments)])
+    try:
+        lowest = "SELECT segment FROM segments WHERE sales = (SELECT MIN(sales) FROM segments)"
+        assert db.run(lowest).text() == "segment = Unallocated items"
+        zones = db.of_kind(lowest, "zone")
+        assert zones is not None and db.run(zones).text() == "segment = Zone GC"
+        assert db.of_kind(lowest, "region") is None  # no label opens with it
+        assert db.of_kind(lowest, "nestlé") is None  # one row only
+    finally:
+        db.close()
+
+
 def test_a_condition_on_a_missing_column_that_the_title_answers_is_dropped() -> None:
     """ "… AND year = 2015" over a report titled "November - 2015" has no year column to read:
     the whole table is of 2015, so the condition goes. A year the title does not write still

@@ -184,6 +184,11 @@ class ToolCalls:
         if ranked is not None:
             repaired = ranked[0]
             notes.append(f"the question asks for one: the groups ranked by {ranked[1]}")
+        kind = critic.kind_asked(question)
+        narrowed = database.of_kind(repaired, kind) if database and kind else None
+        if narrowed is not None:
+            repaired = narrowed
+            notes.append(f"the question asks which {kind}: only rows naming a {kind} are ranked")
         if notes:
             outcome = self.toolbox.call("sql", {"query": repaired}, context)
             if outcome.ok:

@@ -634,6 +634,29 @@ def titles_of(outcome: ToolOutcome) -> str:
     return " ".join(f"{Path(c.path).stem} {c.nearest_heading}" for c in outcome.backing)
 
 
+_KIND = re.compile(
+    r"\b(?:which|what)\s+(?:of\s+the\s+|one\s+of\s+the\s+)?([a-z][a-z-]{2,})\b", re.I
+)
+_NO_KIND = frozenset(
+    {"is", "was", "are", "were", "has", "had", "have", "did", "does", "do", "the", "a", "an",
+     "year", "years", "month", "months", "quarter", "quarters", "period", "periods", "day",
+     "days", "date", "dates", "time", "one", "ones", "kind", "type", "types"}
+)  # fmt: skip
+
+
+def kind_asked(question: str) -> str:
+    """The kind of row a question after the highest or lowest one asks for ("Which zone had
+    the lowest sales?" → "zone", "which of the regions" → "region"); "" when it names none
+    ("What was …", "In which year …")."""
+    if not ASKS_WHICH_ONE.search(question):
+        return ""
+    found = _KIND.search(question)
+    if found is None or found.group(1).lower() in _NO_KIND:
+        return ""
+    word = found.group(1).lower()
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 4 else word
+
+
 def without_preset(question: str, query: str, titles: str = "") -> tuple[str, str] | None:
     """The query without the condition that picks its answer before ranking (see
     `_answer_preset`), and that condition; None when there is none. A small model told to leave

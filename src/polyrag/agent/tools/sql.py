@@ -409,6 +409,49 @@ class TableDatabase:
                         named.append(str(value))
         return list(dict.fromkeys(named))
 
+    def of_kind(self, query: str, kind: str) -> str | None:
+        """The query ranking only the rows whose label opens with `kind` ("Zone NA", "Zone
+        EUR" … for "Which zone had the lowest sales?"), when a text column of the table it reads
+        has two such rows or more and others ("Nestlé Health Science", "Unallocated items": no
+        zones); None otherwise (or when the query does not parse). Every SELECT over that table
+        is narrowed, a MIN or MAX in a subquery too."""
+        try:
+            self.check(query)
+            tree = sqlglot.parse_one(query, read="duckdb")
+        except (SqlError, sqlglot.errors.SqlglotError):
+            return None
+        pattern = f"{kind.replace('%', '').replace(chr(39), '')}%"  # the label opens with it
+        narrowed = False
+        for select in list(tree.find_all(exp.Select)):
+            read = [t for t in select.find_all(exp.Table) if t.parent_select is select]
+            if len(read) != 1 or select.args.get("joins") or read[0].name not in self._by_name:
+                continue
+            table = self._by_name[read[0].name]
+            column = next(
+                (c for c in table.columns if not c.numeric and self._names_some(table, c, pattern)),
+                None,
+            )
+            if column is None:
+                continue
+            select.where(
+                exp.column(column.name, quoted=True).ilike(exp.Literal.string(pattern)),
+                copy=False,
+            )
+            narrowed = True
+        return tree.sql(dialect="duckdb") if narrowed else None
+
+    def _names_some(self, table: SqlTable, column: SqlColumn, pattern: str) -> bool:
+        """Whether `pattern` matches two or more of the column's values, and not all of them."""
+        try:
+            ((named, filled),), _ = self._execute(
+                f'SELECT COUNT(*) FILTER (WHERE "{column.name}" ILIKE ?), '
+                f'COUNT("{column.name}") FROM "{table.name}"'.replace("?", _quoted(pattern)),
+                limit=None,
+            )
+        except SqlError:
+            return False
+        return 2 <= named < filled
+
     def close(self) -> None:
         self._db.close()
 
@@ -640,6 +683,11 @@ _PERIOD = re.compile(  # a month stands alone: "V/dec" (volts per decade) is no 
 
 
 def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _quoted(text: str) -> str:
+    """A SQL string literal."""
     return "'" + text.replace("'", "''") + "'"
 
 
