@@ -792,6 +792,15 @@ def test_a_reply_names_the_rows_the_query_picked() -> None:
     lower = replace(one, text="HR had fewer; it fell [1].")
     assert with_rows_picked(lower, kept, asked) is not lower
     assert with_rows_picked(hr, kept, "Which year had fewer hours than 2023?") is hr
+    # Row labels under no header answer any ranking: "Which zone had the lowest sales?"
+    lowest = (
+        "column_1 = Zone GC\n(query: SELECT column_1 FROM t WHERE sales = "
+        "(SELECT MIN(sales) FROM t); cells: A13:B13)"
+    )
+    zones = [evidence[0], replace(derived(replace(outcome, result=lowest)), n=2)]
+    latam = replace(one, text="Zone LATAM had the lowest sales [1].")
+    written = with_rows_picked(latam, zones, "Which zone had the lowest sales?").text
+    assert written == "Zone GC, computed with SQL from the cited rows [2]."
 
 
 def test_a_computed_answer_states_the_one_figure_a_query_gave() -> None:

@@ -203,6 +203,9 @@ def _computed(text: str) -> tuple[str, str] | None:
 _PAIR_NAME = re.compile(r"(?:^|, )([^=,\n]+?) = ")
 
 
+_UNNAMED_COLUMN = re.compile(r"(?:column|col|label|name|item)(?:_\d+)?")
+
+
 def with_rows_picked(answer: Answer, evidence: Sequence[Evidence], question: str) -> Answer:
     """A reply to "which …" answered by a SQL query names the rows the query picked. The model
     tends to name another row of the table it was shown ("HR" where the query found IT alone
@@ -229,8 +232,8 @@ def with_rows_picked(answer: Answer, evidence: Sequence[Evidence], question: str
     if not names:
         return answer
     if ranks and re.search(r"\bORDER\s+BY\b|\b(?:max|min)\s*\(", query, re.IGNORECASE):
-        if re.search(r"\b(?:LIMIT|QUALIFY)\b", query, re.IGNORECASE):
-            picked = rows
+        if re.search(r"\b(?:LIMIT|QUALIFY)\b|=\s*\(\s*SELECT\s+(?:MIN|MAX)\s*\(", query, re.I):
+            picked = rows  # ranked and cut, or the rows equal to the extreme
         elif figures:
             picked = [r for r in rows if r[figures[0]] == rows[0][figures[0]]]
         else:
@@ -245,6 +248,8 @@ def with_rows_picked(answer: Answer, evidence: Sequence[Evidence], question: str
     key = next(
         (c for c in names if asked & {w[:5] for w in re.findall(r"[a-z]+", c.lower())}), None
     )
+    if key is None and ranks and len(names) == 1 and _UNNAMED_COLUMN.fullmatch(names[0]):
+        key = names[0]  # the table's row labels, under no header ("Which zone …": column_1)
     if key is None:
         return answer
     named = [row[key] for row in picked]
