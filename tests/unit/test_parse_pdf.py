@@ -60,6 +60,15 @@ def test_pages_are_separated_and_located() -> None:
     assert 0 <= x0 < x1 <= 700 and 0 <= y0 < y1 <= 900
 
 
+def test_a_listing_of_amounts_keeps_a_line_per_entry() -> None:
+    """Each payee's line ends in its amount: joined as wrapped prose, "ARMER, DEREK A" stood
+    right after SMITH's 21,000.00, and the model paid him that."""
+    document = parse("pdf_tables/pdfplumber__senate-expenditures.pdf")
+    text = "\n".join(b.text for b in document.blocks)  # type: ignore[attr-defined]
+    assert "21,000.00\nARMER, DEREK A LEGISLATIVE CORRESPONDENT" in text
+    assert "TO AUG. 14 12,111.06\nENGLERT" in text
+
+
 def test_hyphenation_marks_are_removed() -> None:
     document = ParserRouter().parse(
         (CORPUS / "pdf_multicolumn/pdfjs__tracemonkey.pdf").read_bytes(), "tracemonkey.pdf"

@@ -106,7 +106,7 @@ class PdfParser:
     """Born-digital, scanned and mixed PDFs; pages without a usable text layer are OCR'd."""
 
     media_types = frozenset({"pdf"})
-    version = "14"
+    version = "15"
 
     def __init__(self, ocr: Ocr | None = None) -> None:
         self._ocr = ocr if ocr is not None else Ocr()
@@ -824,7 +824,8 @@ def _reflow(group: list[_Line]) -> str:
     text = group[0].text
     for previous, line in pairwise(group):
         width = previous.box[2] - previous.box[0] if previous.box is not None else 0.0
-        if full and width >= 0.8 * full and _is_prose(previous.text):
+        listed = _AMOUNT_AT_END.search(previous.text) and line.text[:1].isupper()
+        if full and width >= 0.8 * full and _is_prose(previous.text) and not listed:
             if text.endswith("-") and line.text[:1].islower():
                 text = text[:-1] + line.text
             else:
@@ -832,6 +833,14 @@ def _reflow(group: list[_Line]) -> str:
         else:
             text += "\n" + line.text
     return text
+
+
+# A line ending in an amount ("… LEGISLATIVE CORRESPONDENT 21,000.00") before one opening
+# with a capital is a row of a listing, not wrapped prose: joined, each payee ran into the
+# amount of the one before.
+_AMOUNT_AT_END = re.compile(
+    r"(?<![\w.,])[$€£]?\(?\d{1,3}(?:,\d{3})*\.\d{2}\)?$|(?<![\w.,])\(?\d{1,3}(?:,\d{3})+\)?$"
+)
 
 
 def _is_prose(text: str) -> bool:
