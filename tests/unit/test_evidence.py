@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from polyrag.answer.evidence import (
     content_words,
+    entries_first,
     figures_first,
     label,
     named_numbers,
@@ -460,3 +461,22 @@ def test_an_attachment_is_named_with_what_it_came_from() -> None:
     assert label(body) == "fake-email.eml"
     assert label(attached) == "notes.txt (from fake-email.eml)"
     assert label(member) == "report.pdf (from pack.zip), page 2"
+
+
+def test_a_listings_entry_the_question_names_comes_first() -> None:
+    """Lines of a payee and an amount each: the model took the amount of the line beside the
+    one asked about, so that line goes first; prose and half-listings stay as written."""
+    listing = (
+        "PAYEE NAME OBLIGATION/SERVICE DESCRIPTION AMOUNT ($)\n"
+        "BAIN, J MATTHEW DISTRICT DIRECTOR 37,499.96\n"
+        "SMITH, ALVARO R LEGISLATIVE CORRESPONDENT 21,000.00\n"
+        "ARMER, DEREK A LEGISLATIVE CORRESPONDENT TO AUG. 14 12,111.06\n"
+        "LAVALLEY, ROBERT CLINTON INTERN FROM"
+    )
+    lines = entries_first(listing, content_words("How much was paid to Derek Armer?")).split("\n")
+    assert lines[0].startswith("PAYEE") and lines[1].startswith("ARMER, DEREK A")
+    assert lines[-1] == "LAVALLEY, ROBERT CLINTON INTERN FROM"
+    records = listing.replace("21,000.00\n", "21,000.00\nAIRFARE FOR M BERG\n")
+    assert entries_first(records, content_words("Derek Armer")) == records
+    prose = "Revenue grew in 2019.\nIt fell in 2020 to 1,234.\nMargins held."
+    assert entries_first(prose, content_words("revenue in 2020")) == prose

@@ -260,12 +260,16 @@ def select_evidence(
         context = parent if parent is not None and text != hit.chunk.text else None
         if context is None and hit.chunk.modality is Modality.TABLE:
             text = rows_first(text, terms)
+        elif context is None:
+            text = entries_first(text, terms)
         chosen.append(Evidence(len(chosen) + 1, hit.chunk, text, context))
         left -= cost
     return chosen
 
 
 _ROW_LINE = re.compile(r"^(?:Row \d+: |\|)")
+# A line ending in an amount: an entry of a listing ("… STAFF ASSISTANT 25,499.96").
+_AMOUNT_AT_END = re.compile(r"(?<![\w.,])[$€£]?\(?\d{1,3}(?:,\d{3})*(?:\.\d{2})?\)?$")
 _HAS_FIGURE = re.compile(r"(?<![\w.])[(-]?[$€£]?\d[\d,]*(?:\.\d+)?\)?%?(?![\w.])")
 _TABLE_SHARE = 160  # tokens a long table's rows may take, even when the even share is less
 _TABLE_REACH = 40  # chunks before and after a table hit searched for the rest of its table
@@ -376,6 +380,29 @@ def rows_first(text: str, terms: set[str]) -> str:
     ordered = sorted(scored, key=lambda pair: -pair[0])
     tail = [line for i, line in enumerate(lines) if i >= head_end and i not in set(body)]
     return "\n".join([*lines[:head_end], *(lines[i] for _, i in ordered), *tail])
+
+
+def entries_first(text: str, terms: set[str]) -> str:
+    """A listing's entries that name what the question names come first: lines of a payee
+    and an amount each ("ARMER, DEREK A LEGISLATIVE CORRESPONDENT … 12,111.06"), read from a
+    PDF without ruling. A small model took the amount of the line beside the one it was asked
+    about. Only a passage whose every line from the first entry on (the last may be cut short)
+    ends in an amount is a listing; the lines above the entries stay on top."""
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if _AMOUNT_AT_END.search(line)), None)
+    if first is None:
+        return text
+    entries = lines[first:]
+    whole = entries if _AMOUNT_AT_END.search(entries[-1]) else entries[:-1]
+    if len(whole) < 3 or not all(_AMOUNT_AT_END.search(line) for line in whole):
+        return text
+    scores = [len(terms & content_words(line)) for line in whole]
+    best = max(scores)
+    if not best or all(score == best for score in scores):
+        return text
+    named = [line for line, score in zip(whole, scores, strict=True) if score == best]
+    others = [line for line, score in zip(whole, scores, strict=True) if score != best]
+    return "\n".join([*lines[:first], *named, *others, *entries[len(whole) :]])
 
 
 def _markdown_head(text: str) -> int:
