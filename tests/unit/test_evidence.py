@@ -476,6 +476,11 @@ def test_a_listings_entry_the_question_names_comes_first() -> None:
     lines = entries_first(listing, content_words("How much was paid to Derek Armer?")).split("\n")
     assert lines[0].startswith("PAYEE") and lines[1].startswith("ARMER, DEREK A")
     assert lines[-1] == "LAVALLEY, ROBERT CLINTON INTERN FROM"
+    # Cut to its share by lines, not at "AUG. 14", which is no sentence's end.
+    payees = Chunk("c1", "s1", "/d/senate.pdf", listing, Locator(page=1))
+    question = "How much was paid to Derek Armer?"
+    (shown,) = select_evidence([hit(payees, 0.9)], question, words, 30)
+    assert shown.text.split("\n")[1].endswith("TO AUG. 14 12,111.06")
     records = listing.replace("21,000.00\n", "21,000.00\nAIRFARE FOR M BERG\n")
     assert entries_first(records, content_words("Derek Armer")) == records
     prose = "Revenue grew in 2019.\nIt fell in 2020 to 1,234.\nMargins held."

@@ -246,6 +246,8 @@ def select_evidence(
         parent = contexts.get(hit.chunk.chunk_id)
         if parent is not None:
             text = assemble(hit.chunk, parent, terms, count_tokens, share - header)
+        elif hit.chunk.modality is not Modality.TABLE:
+            text = entries_first(text, terms)
         cost = header + count_tokens(text)
         if cost > share:
             trim = _best_sentences
@@ -253,6 +255,8 @@ def select_evidence(
                 trim = _best_rows
             elif _all_row_sentences(text):
                 trim = _best_pairs
+            elif _listing_start(text) is not None:
+                trim = _first_lines  # "JUL. 15" is no sentence's end
             text = trim(text, terms, count_tokens, share - header)
             if not text:
                 continue
@@ -260,8 +264,6 @@ def select_evidence(
         context = parent if parent is not None and text != hit.chunk.text else None
         if context is None and hit.chunk.modality is Modality.TABLE:
             text = rows_first(text, terms)
-        elif context is None:
-            text = entries_first(text, terms)
         chosen.append(Evidence(len(chosen) + 1, hit.chunk, text, context))
         left -= cost
     return chosen
@@ -388,14 +390,12 @@ def entries_first(text: str, terms: set[str]) -> str:
     PDF without ruling. A small model took the amount of the line beside the one it was asked
     about. Only a passage whose every line from the first entry on (the last may be cut short)
     ends in an amount is a listing; the lines above the entries stay on top."""
-    lines = text.split("\n")
-    first = next((i for i, line in enumerate(lines) if _AMOUNT_AT_END.search(line)), None)
+    first = _listing_start(text)
     if first is None:
         return text
+    lines = text.split("\n")
     entries = lines[first:]
     whole = entries if _AMOUNT_AT_END.search(entries[-1]) else entries[:-1]
-    if len(whole) < 3 or not all(_AMOUNT_AT_END.search(line) for line in whole):
-        return text
     scores = [len(terms & content_words(line)) for line in whole]
     best = max(scores)
     if not best or all(score == best for score in scores):
@@ -403,6 +403,31 @@ def entries_first(text: str, terms: set[str]) -> str:
     named = [line for line, score in zip(whole, scores, strict=True) if score == best]
     others = [line for line, score in zip(whole, scores, strict=True) if score != best]
     return "\n".join([*lines[:first], *named, *others, *entries[len(whole) :]])
+
+
+def _listing_start(text: str) -> int | None:
+    """The index of a listing's first entry line (see `entries_first`), or None."""
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if _AMOUNT_AT_END.search(line)), None)
+    if first is None:
+        return None
+    entries = lines[first:]
+    whole = entries if _AMOUNT_AT_END.search(entries[-1]) else entries[:-1]
+    if len(whole) < 3 or not all(_AMOUNT_AT_END.search(line) for line in whole):
+        return None
+    return first
+
+
+def _first_lines(
+    text: str, terms: set[str], count_tokens: Callable[[str], int], budget: int
+) -> str:
+    """A listing cut to fit: its lines from the top (its named entries come first)."""
+    kept: list[str] = []
+    for line in text.split("\n"):
+        if count_tokens("\n".join([*kept, line])) > budget:
+            break
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def _markdown_head(text: str) -> int:
