@@ -898,6 +898,7 @@ def test_a_difference_of_two_named_rows_under_a_named_column() -> None:
         "Row 16: State / Territory is Illinois, Permit is 87,190, Totals is 129,861\n"
         "Row 17: State / Territory is Indiana, Permit is 81,935, Totals is 130,333\n"
         "Row 30: State / Territory is New York, Permit is 2,906, Totals is 36,421\n"
+        "Row 31: State / Territory is Ohio, Permit is (1,200), Totals is 5\n"
         "Row 57: State / Territory is Totals, Permit is 804,006, Totals is 2,236,457",
     )
     totals = "What was the difference between the totals of Indiana and Illinois?"
@@ -907,10 +908,12 @@ def test_a_difference_of_two_named_rows_under_a_named_column() -> None:
     )
     more = "How many more permits did New York have than Indiana?"  # York alone is no row
     assert difference_of_rows(more, [rows]) == ("2906 - 81935", "Permit of New York and Indiana")
+    below = "How many more permits did Indiana have than Ohio?"  # a negative in parentheses
+    assert difference_of_rows(below, [rows]) == ("81935 - (-1200)", "Permit of Indiana and Ohio")
     for other in (
         "What was the percentage change between the totals of Indiana and Illinois?",
         "What was the total of Indiana?",  # no difference asked
-        "What was the difference between the totals of Indiana and Ohio?",  # no Ohio row
+        "What was the difference between the totals of Indiana and Utah?",  # no Utah row
     ):
         assert difference_of_rows(other, [rows]) is None
 

@@ -249,7 +249,7 @@ class ToolCalls:
         if named is None:
             return outcome
         expression, what = named
-        wanted = [float(n) for n in expression.split(" - ")]
+        wanted = [float(n.strip("()")) for n in expression.split(" - ")]
         taken = critic.operands_of(outcome) if outcome.ok else []
         if all(any(same_number(w, t) for t in taken) for w in wanted):
             return outcome

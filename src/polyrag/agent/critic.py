@@ -1275,8 +1275,9 @@ def difference_of_rows(question: str, chunks: Sequence[Chunk]) -> tuple[str, str
 
 
 def _plain(value: float) -> str:
-    """A figure as the calculator reads it: 130333, 12.5."""
-    return str(int(value)) if value == int(value) else repr(value)
+    """A figure as the calculator reads it: 130333, 12.5, (-5839)."""
+    shown = str(int(value)) if value == int(value) else repr(value)
+    return f"({shown})" if value < 0 else shown
 
 
 def _fullest_labels(question: str, labels: Iterable[str]) -> list[str]:
