@@ -13,6 +13,7 @@ from polyrag.parse.pdf_tables import (
     FRUITLESS_PAGES,
     PdfTable,
     PdfTables,
+    _names_under,
     _unbanded,
     open_sides,
     with_tables,
@@ -111,6 +112,33 @@ def test_only_a_band_of_figures_line_for_line_is_split_into_rows() -> None:
     assert _unbanded(wrapped) == [wrapped]
     prose = ["Owner\nJoe", "Set option\nUSRPRF"]  # two lines each, no figures
     assert _unbanded(prose) == [prose]
+
+
+class Cropped:
+    """A pdfplumber page cut to a cell: the words it holds."""
+
+    def __init__(self, words: list[tuple[str, float, float]]) -> None:
+        self.words = [
+            {"text": t, "x0": x0, "x1": x1, "top": 10.0, "bottom": 16.0} for t, x0, x1 in words
+        ]
+
+    def within_bbox(self, box: object) -> Cropped:
+        return self
+
+    def extract_words(self) -> list[dict[str, object]]:
+        return list(self.words)
+
+
+def test_names_standing_apart_are_spread_but_a_title_over_columns_is_not() -> None:
+    columns = [(100.0, 140.0), (140.0, 180.0), (180.0, 220.0)]
+    names = Cropped(
+        [("Permit", 105, 125), ("Long", 145, 158), ("Gun", 160, 170), ("Admin", 190, 210)]
+    )
+    assert _names_under(names, (100, 0, 220, 20), columns) == ["Permit", "Long Gun", "Admin"]
+    title = Cropped(
+        [("Year", 120, 135), ("ended", 137, 152), ("December", 154, 183), ("31,", 185, 193)]
+    )
+    assert _names_under(title, (100, 0, 220, 20), columns) is None  # word spaces, one title
 
 
 @needs_eval

@@ -51,6 +51,7 @@ _LONG_CELL = 300  # a cell longer than this means a box around prose, not a tabl
 _MIN_CELLS = 4  # non-empty cells a table needs
 _HEADER_BANDS = 3  # ruled bands at a grid's top searched for names spread over columns
 _SAME_LINE = 2.0  # points: words whose tops differ by less stand on one line
+_NAME_GAP = 0.8  # line heights between two columns' names at least (a word space is ~0.3)
 _UNITS = frozenset({"$", "€", "£", "¥", "US$", "CHF"})
 _INSIDE = 0.8  # share of a text line's width inside a table for the line to be the table's
 _SAME_EDGE = 6.0  # points: a table's edges on two pages, this close, are the same table's
@@ -472,6 +473,11 @@ def _spread_names(table: Any, extracted: list[list[str]]) -> None:
                 extracted[r][c:end] = names
 
 
+def _word_height(word: dict[str, Any]) -> float:
+    """A pdfplumber word's height in points."""
+    return float(word["bottom"] - word["top"])
+
+
 def _names_under(page: Any, cell: Box, columns: Sequence[tuple[float, float]]) -> list[str] | None:
     """One name per column from the words inside `cell` (pdfplumber's box), or None."""
     try:
@@ -489,12 +495,19 @@ def _names_under(page: Any, cell: Box, columns: Sequence[tuple[float, float]]) -
             lines[-1].append(word)
     above = " ".join(word["text"] for line in lines[:-1] for word in line)
     names: list[list[str]] = [[] for _ in columns]
+    before: tuple[int, dict[str, Any]] | None = None
     for word in sorted(lines[-1], key=lambda word: word["x0"]):
         middle = (word["x0"] + word["x1"]) / 2
         at = [i for i, (x0, x1) in enumerate(columns) if x0 <= middle <= x1]
         if not at:
             return None
+        # Names stand apart; a title over the columns ("Year ended December 31,") is set with
+        # a word space between its words, whatever columns they fall over.
+        gap = word["x0"] - before[1]["x1"] if before is not None else 0.0
+        if before is not None and before[0] != at[0] and gap < _NAME_GAP * _word_height(word):
+            return None
         names[at[0]].append(word["text"])
+        before = (at[0], word)
     if not all(names):
         return None
     return [clean_cell(f"{above} {' '.join(name)}") for name in names]
