@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -294,17 +294,8 @@ class TableDatabase:
         own = {column.name.lower() for table in read for column in table.columns}
         own |= {alias.alias.lower() for alias in tree.find_all(exp.Alias)}
         titles = " ".join(table.describe() for table in read).casefold()
-        for where in list(tree.find_all(exp.Where)):
-            condition = where.this
-            parts = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
-            kept = [part for part in parts if not _titled(part, own, titles)]
-            if len(kept) == len(parts):
-                continue
-            if kept:
-                where.set("this", exp.and_(*kept))
-            else:  # the whole table is of that period
-                where.pop()
-        return tree
+        # Every condition dropped: the whole table is of that period.
+        return _without_conditions(tree, lambda part: _titled(part, own, titles))
 
     def _read_by_period(self, tree: exp.Expression) -> exp.Expression:
         """The query reading a statement's period view where it asks for the view's columns
@@ -708,18 +699,27 @@ def _titled(condition: exp.Expr, own: set[str], titles: str) -> bool:
 
 def _without_periods_named(tree: exp.Expression, headers: str) -> exp.Expression:
     """The query without its conditions on `period` whose values the `headers` write."""
+
+    def named(part: exp.Expr) -> bool:
+        values = [str(v.this).lower().strip("%") for v in part.find_all(exp.Literal)]
+        return (
+            {c.name.lower() for c in part.find_all(exp.Column)} == {"period"}
+            and bool(values)
+            and all(value and value in headers for value in values)
+        )
+
+    return _without_conditions(tree, named)
+
+
+def _without_conditions(
+    tree: exp.Expression, dropped: Callable[[exp.Expr], bool]
+) -> exp.Expression:
+    """The query without the ANDed conditions of its WHERE clauses that `dropped` picks; a
+    clause left without any goes."""
     for where in list(tree.find_all(exp.Where)):
         condition = where.this
         parts = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
-        kept = [
-            part
-            for part in parts
-            if not (
-                {c.name.lower() for c in part.find_all(exp.Column)} == {"period"}
-                and (values := [str(v.this).lower().strip("%") for v in part.find_all(exp.Literal)])
-                and all(value and value in headers for value in values)
-            )
-        ]
+        kept = [part for part in parts if not dropped(part)]
         if len(kept) == len(parts):
             continue
         if kept:
