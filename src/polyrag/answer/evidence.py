@@ -255,7 +255,7 @@ def select_evidence(
                 trim = _best_rows
             elif _all_row_sentences(text):
                 trim = _best_pairs
-            elif _listing_start(text) is not None:
+            elif _listing(text) is not None:
                 trim = _first_lines  # "JUL. 15" is no sentence's end
             text = trim(text, terms, count_tokens, share - header)
             if not text:
@@ -390,32 +390,32 @@ def entries_first(text: str, terms: set[str]) -> str:
     PDF without ruling. A small model took the amount of the line beside the one it was asked
     about. Only a passage whose every line from the first entry on (the last may be cut short)
     ends in an amount is a listing; the lines above the entries stay on top."""
-    first = _listing_start(text)
-    if first is None:
+    found = _listing(text)
+    if found is None:
         return text
-    lines = text.split("\n")
-    entries = lines[first:]
-    whole = entries if _AMOUNT_AT_END.search(entries[-1]) else entries[:-1]
+    lines, first, end = found
+    whole = lines[first:end]
     scores = [len(terms & content_words(line)) for line in whole]
     best = max(scores)
     if not best or all(score == best for score in scores):
         return text
     named = [line for line, score in zip(whole, scores, strict=True) if score == best]
     others = [line for line, score in zip(whole, scores, strict=True) if score != best]
-    return "\n".join([*lines[:first], *named, *others, *entries[len(whole) :]])
+    return "\n".join([*lines[:first], *named, *others, *lines[end:]])
 
 
-def _listing_start(text: str) -> int | None:
-    """The index of a listing's first entry line (see `entries_first`), or None."""
+def _listing(text: str) -> tuple[list[str], int, int] | None:
+    """A listing's lines (see `entries_first`) with the index of its first entry and the end
+    of its whole entries (the last line may be cut short), or None."""
     lines = text.split("\n")
     first = next((i for i, line in enumerate(lines) if _AMOUNT_AT_END.search(line)), None)
     if first is None:
         return None
-    entries = lines[first:]
-    whole = entries if _AMOUNT_AT_END.search(entries[-1]) else entries[:-1]
+    end = len(lines) if _AMOUNT_AT_END.search(lines[-1]) else len(lines) - 1
+    whole = lines[first:end]
     if len(whole) < 3 or not all(_AMOUNT_AT_END.search(line) for line in whole):
         return None
-    return first
+    return lines, first, end
 
 
 def _first_lines(
