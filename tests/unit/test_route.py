@@ -178,11 +178,22 @@ def test_two_rows_taken_together_are_added_up() -> None:
         "Why did the gross margin decrease in 2019?",
         "As of FY2023Q1, why did Pepsico raise full year guidance for FY2023?",
         "What were the main drivers of the increase in revenue?",
+        # The changes themselves, not the size of one (FinanceBench: the model computed
+        # "(31 − 31) ÷ 31 × 100" from one figure of the rate table).
+        "What production rate changes is Boeing forecasting for FY2023?",
+        "What accounting changes did the company adopt in 2022?",
     ],
 )
 def test_a_question_after_a_reason_is_no_computation(question: str) -> None:
     found = route(question, hits(Modality.TABLE))
     assert (found.kind, found.agent) == ("lookup", False)
+
+
+def test_the_size_of_a_change_is_still_computed() -> None:
+    found = route(
+        "What was the change in the production rate from 2022 to 2023?", hits(Modality.TABLE)
+    )
+    assert (found.kind, found.agent) == ("compute", True)
 
 
 def test_a_clause_about_the_sources_or_the_reader_is_no_hop() -> None:

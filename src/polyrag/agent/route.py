@@ -132,6 +132,13 @@ _REASON = re.compile(
     r"(?:main |key |primary )?(?:reasons?|drivers?|causes?|factors?)\b)",
     re.IGNORECASE,
 )
+# "What production rate changes is Boeing forecasting for FY2023?": the changes themselves,
+# said in words, not the size of one (which reads "what was the change in …").
+_CHANGES_SAID = re.compile(
+    r"^\W*what (?:[\w'’-]+ ){0,4}?changes (?:is|are|was|were|did|does|do|has|have|had|will|"
+    r"would)\b",
+    re.IGNORECASE,
+)
 # "How many fewer chunks did A produce than B?", "how many percentage points higher … than":
 # the difference of two figures, not a count. The critic reads differences by it too.
 MORE_THAN = re.compile(
@@ -179,7 +186,8 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
         aggregate, compute = False, True
     elif tables and (_WHICH_CHANGED.search(question) or _WHICH_COMPARED.search(question)):
         aggregate, compute = True, False
-    if _REASON.search(question):  # "What drove the increase in…": a reason, said in words
+    if _REASON.search(question) or _CHANGES_SAID.search(question):
+        # "What drove the increase in…", "what changes is it forecasting": said in words
         aggregate = compute = False
     compare = bool(_COMPARE.search(question)) and bool(_PAIR.search(question))
     compare = compare or bool(_CHOICE.search(question))
