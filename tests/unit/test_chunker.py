@@ -378,7 +378,7 @@ def test_an_overlong_slide_is_chunked_as_text() -> None:
 
 
 def test_version_names_the_chunking_rules() -> None:
-    assert make().version.startswith("chunk12-")
+    assert make().version.startswith("chunk13-")
 
 
 def test_a_chunk_cites_the_region_its_pieces_cover_on_one_page() -> None:

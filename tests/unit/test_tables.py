@@ -261,3 +261,40 @@ def test_cited_rows_of_a_later_page_are_shown_from_that_pages_piece() -> None:
     shown = table_rows(collect_tables(blocks), page=5, rows=(3, 3), context=0)
     assert shown["name"] == "Table 2" and shown["page"] == 5
     assert shown["rows"] == [{"row": 3, "cells": ["c", "3"], "cited": True}]
+
+
+def test_a_row_of_units_under_the_names_joins_them() -> None:
+    """A datasheet's table (corpus: the SteelJIS page) writes its units in a row of their own;
+    read as data, it was a first row "Tensile strength is N/mm 2" and the figures had none."""
+    from polyrag.chunk.figures import read_table, row_sentences
+
+    table = read_table(
+        "| Assortment | Tensile strength | Elongation | Charpy impact strength |\n"
+        "| --- | --- | --- | --- |\n| - | N/mm 2 | % | J/cm 2 |\n| Bars | 1000 | 12 | |"
+    )
+    assert table is not None
+    assert table.header == (
+        "Assortment",
+        "Tensile strength (N/mm 2)",
+        "Elongation (%)",
+        "Charpy impact strength (J/cm 2)",
+    )
+    assert table.rows == (("Bars", "1000", "12", ""),)
+    assert "Tensile strength (N/mm 2) is 1000" in dict(row_sentences(table))[2]
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        "| Red | Green | Blue |",  # short words, no unit among them
+        "| kg | cm | % |",  # units, but nothing measured under them
+    ],
+)
+def test_a_row_of_short_words_is_data(second: str) -> None:
+    from polyrag.chunk.figures import read_table
+
+    below = "| Tangerine | Pink | Aqua |" if "Red" in second else "| a | b | c |"
+    table = read_table(
+        f"| Column 1 | Column 2 | Column 3 |\n| --- | --- | --- |\n{second}\n{below}"
+    )
+    assert table is not None and len(table.rows) == 2

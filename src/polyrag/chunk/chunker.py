@@ -74,10 +74,10 @@ class Chunker:
 
     @property
     def version(self) -> str:
-        """Changes whenever the chunks of an unchanged file would change (chunk12: what BM25
-        reads of them, `Chunk.keyword_text`)."""
+        """Changes whenever the chunks of an unchanged file would change (chunk13: a table's
+        row of units joins its column names)."""
         s = self._settings
-        return f"chunk12-{s.max_tokens}-{s.overlap_tokens}-{s.table_max_tokens}-{s.page_max_tokens}"
+        return f"chunk13-{s.max_tokens}-{s.overlap_tokens}-{s.table_max_tokens}-{s.page_max_tokens}"
 
     def chunk(
         self, source: Source, blocks: Iterable[Block], layout: Layout | str | None = None

@@ -56,6 +56,7 @@ def read_table(text: str) -> TableText | None:
     if _is_data_row(header, body):  # no header row: the first row is data like the rest
         header, body = [""] * len(header), [header, *body]
     header, body, units = _stacked_header(header, body)
+    header, body = _with_units(header, body)
     header = [_SPACED_YEAR.sub(r"\1\2\3\4", cell) for cell in header]
     caption = f"{caption} {units}".strip() if units else caption
     names = _header_names(header)
@@ -133,6 +134,89 @@ def _stacked_header(
                 row[column] = row[column - 1]
     merged = [" ".join(dict.fromkeys(r[c] for r in rows if r[c])) for c in range(width)]
     return merged, body, " ".join(units)
+
+
+# A unit of measure as a table's second row writes it under a column's name: "N/mm 2", "%",
+# "J/cm²", "kg", "°C", "USD"; "-" where a column has none.
+_UNIT_CELL = re.compile(
+    r"^(?:%|[-–—]|[A-Za-zµ°$€£¥]{1,5}\.?(?:\s?[23²³])?(?:\s?/\s?[A-Za-zµ°]{1,5}(?:\s?[23²³])?)?)$"
+)
+# One letter alone ("a", "m") is too often a cell's text to count as a unit.
+_UNIT_WORDS = frozenset(
+    {
+        "%",
+        "°c",
+        "°f",
+        "kg",
+        "mg",
+        "lb",
+        "lbs",
+        "oz",
+        "cm",
+        "mm",
+        "km",
+        "µm",
+        "nm",
+        "ft",
+        "ms",
+        "hrs",
+        "min",
+        "ml",
+        "kwh",
+        "mwh",
+        "kw",
+        "mw",
+        "hz",
+        "khz",
+        "mhz",
+        "ghz",
+        "kpa",
+        "mpa",
+        "bar",
+        "psi",
+        "usd",
+        "eur",
+        "chf",
+        "gbp",
+        "jpy",
+        "$",
+        "€",
+        "£",
+        "¥",
+        "mb",
+        "gb",
+        "tb",
+    }
+)
+
+
+def _with_units(header: list[str], body: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    """A row of units under the column names ("| - | N/mm 2 | % |" under "| Assortment |
+    Tensile strength | Elongation |") joins them ("Tensile strength (N/mm 2)"): read as data,
+    it was a first row saying "Tensile strength is N/mm 2", and the figures below had no unit.
+    Every filled cell must be a unit or a dash, one at least a unit as measures write them
+    (with "/", "%" or a known symbol), and the row below must hold a figure under one."""
+    if len(body) < 2 or not any(header):
+        return header, body
+    row, below = body[0], body[1]
+    cells = [(column, cell) for column, cell in enumerate(row) if cell]
+    if not cells or not all(_UNIT_CELL.match(cell) for _, cell in cells):
+        return header, body
+    units = [
+        (column, cell)
+        for column, cell in cells
+        if "/" in cell or cell.casefold().replace(" ", "") in _UNIT_WORDS
+    ]
+    if not units or not any(
+        column < len(below) and FIGURE_CELL.match(below[column].replace(" ", ""))
+        for column, _ in units
+    ):
+        return header, body
+    named = list(header)
+    for column, cell in cells:
+        if column < len(named) and named[column] and cell.strip("-–—"):  # a dash: no unit
+            named[column] = f"{named[column]} ({cell})"
+    return named, body[1:]
 
 
 def _is_data_row(first: list[str], body: list[list[str]]) -> bool:

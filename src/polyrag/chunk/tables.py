@@ -19,7 +19,7 @@ from dataclasses import replace
 from polyrag.chunk.figures import read_table
 from polyrag.types import Block, BlockKind, Locator, Table, TablePart
 
-TABLES_VERSION = "tables4"  # changes whenever the tables of an unchanged file would change
+TABLES_VERSION = "tables5"  # changes whenever the tables of an unchanged file would change
 MIN_ROWS = 1  # data rows a table needs to be worth querying
 
 
