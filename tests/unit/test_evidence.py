@@ -89,6 +89,21 @@ def test_a_table_is_shown_inside_its_parent_text_and_cited_as_the_table() -> Non
     assert render(chosen).startswith("[1] (report.docx, page 4, rows 2-4, § Quarterly results)")
 
 
+def test_a_table_inside_its_parent_text_shows_the_row_the_question_names_first() -> None:
+    """As where a table is shown alone: a small model takes the first row it reads (a chart's
+    table on a slide, 'How many saltwater ducks … in 2021?', was answered from 2022's row)."""
+    chunks = report_chunks()
+    text, _markdown, rows, _later = chunks
+    question = "What was Q3 revenue in Benelux?"
+    (evidence,) = select_evidence([hit(rows, 0.9)], question, words, 400, parents=lookup(chunks))
+    assert evidence.context == text
+    lines = evidence.text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("Row "))
+    assert lines[first] == "Row 4: Region is Benelux, Q3 revenue is 3.3 M"
+    assert lines[first - 1] == "Table 1: Region, Q3 revenue"
+    assert lines[0] == "Quarterly results"
+
+
 def test_a_text_hit_whose_placeholder_names_the_question_is_shown_as_its_table() -> None:
     """The section ranked on its heading and the placeholder "[Table 1: Region, Q3 revenue]";
     the rows it stands for are what answers."""
@@ -170,7 +185,9 @@ def test_a_table_row_hit_is_shown_in_place_inside_its_slide() -> None:
     )
     lines = evidence.text.splitlines()
     assert lines[:2] == ["Revenue by region", "All regions grew."]
-    assert lines[2:6] == rows.text.splitlines()[:4]  # the rows stand where the table stood
+    table = rows.text.splitlines()[:4]
+    assert sorted(lines[2:6]) == sorted(table)  # the rows stand where the table stood
+    assert lines[3] == "Row 3: Region is Iberia, Q3 revenue is 2.7 M"  # the one asked about first
     assert not any(line.startswith("|") for line in lines)  # its Markdown is not repeated
     assert lines[-1] == "Speaker notes: Nordics first."
     assert evidence.chunk.locator.slide == 3

@@ -376,12 +376,25 @@ def rows_first(text: str, terms: set[str]) -> str:
         if head_end < len(lines) and _SEPARATOR_LINE.match(lines[head_end]):
             head_end += 1
     body = [i for i in rows if i >= head_end]
-    scored = [(len(terms & (content_words(lines[i]) | row_key(original[i]))), i) for i in body]
-    if not any(score for score, _ in scored) or all(score for score, _ in scored):
+    scored = [(len(terms & _named_by(original[i])), i) for i in body]
+    if len({score for score, _ in scored}) == 1:  # every row named alike, or none
         return "\n".join(lines)
     ordered = sorted(scored, key=lambda pair: -pair[0])
     tail = [line for i, line in enumerate(lines) if i >= head_end and i not in set(body)]
     return "\n".join([*lines[:head_end], *(lines[i] for _, i in ordered), *tail])
+
+
+def _named_by(line: str) -> set[str]:
+    """What a table row is named by: its label's words, or in a row without a label (and in a
+    Markdown row) its cells' words, and the number in its first cell (`row_key`). Not the
+    column names a row sentence repeats: every row says "Saltwater Ducks is …", and the row
+    of 2021 was no nearer to "How many saltwater ducks … in 2021?" than the others."""
+    row = read_row_sentence(line)
+    if row is None:
+        return content_words(line) | row_key(line)
+    if row.labelled:
+        return content_words(row.label) | row_key(line)
+    return content_words(" ".join(value for _, value in row.pairs())) | row_key(line)
 
 
 def entries_first(text: str, terms: set[str]) -> str:
@@ -543,10 +556,13 @@ def assemble(
     budget: int,
 ) -> str:
     """The figure's text in its place inside the parent's text, with the parent's sentences
-    that fit in `budget`: those sharing words with the question first, then the nearest."""
+    that fit in `budget`: those sharing words with the question first, then the nearest. A
+    table's rows that name what the question names come first (`rows_first`), as they do
+    where a table is shown alone."""
     cost = count_tokens(figure.text)
     if cost >= budget:
         return figure.text  # no room for context: the caller trims the figure itself
+    shown = rows_first(figure.text, terms) if figure.modality is Modality.TABLE else figure.text
     before, after = _around(figure.text, parent.text)
     separator = "\n" if "\n" in parent.text else " "
     pieces = [(0, text) for text in _sentences(before)]
@@ -568,7 +584,7 @@ def assemble(
             left -= piece_cost
     head = separator.join(pieces[i][1] for i in range(origin) if i in keep)
     tail = separator.join(pieces[i][1] for i in range(origin, len(pieces)) if i in keep)
-    return "\n".join(part for part in (head, figure.text, tail) if part)
+    return "\n".join(part for part in (head, shown, tail) if part)
 
 
 def _around(figure_text: str, parent_text: str) -> tuple[str, str]:
