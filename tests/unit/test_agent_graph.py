@@ -801,6 +801,18 @@ def test_a_reply_names_the_rows_the_query_picked() -> None:
     latam = replace(one, text="Zone LATAM had the lowest sales [1].")
     written = with_rows_picked(latam, zones, "Which zone had the lowest sales?").text
     assert written == "Zone GC, computed with SQL from the cited rows [2]."
+    # A chart's categories are the periods asked for: "In which quarter …" names Q3.
+    highest = (
+        "category = Q3, y2026 = 30\n(query: SELECT category, y2026 FROM t WHERE y2026 = "
+        "(SELECT MAX(y2026) FROM t); cells: slide 2, row 4)"
+    )
+    charted = [evidence[0], replace(derived(replace(outcome, result=highest)), n=2)]
+    year = replace(one, text="In the quarter of 2026, revenue was highest at 30 [2].")
+    asked = "In which quarter was revenue highest?"
+    assert with_rows_picked(year, charted, asked).text == (
+        "Q3 (y2026 = 30), computed with SQL from the cited rows [2]."
+    )
+    assert with_rows_picked(year, charted, "In which region was revenue highest?") is year
 
 
 def test_a_computed_answer_states_the_one_figure_a_query_gave() -> None:

@@ -68,6 +68,23 @@ def test_a_query_about_nothing_the_question_names_is_repaired() -> None:
     assert review("How many geese were counted?", unrelated, []).verdict == "repair"
 
 
+def test_a_query_over_a_chart_its_heading_names_is_accepted() -> None:
+    """A slide's chart is titled "Chart" under columns Category and 2026: the slide's title,
+    "Quarterly revenue", is what names it (a right "Q3, 30" had been sent back twice)."""
+    chart = Chunk(
+        "c", "s3", "/d/deck.pptx", "Table 2: Chart\nRow 4: Q3 — 2026: 30",
+        Locator(slide=2, heading_path=("Quarterly revenue",)),
+    )  # fmt: skip
+    query = "SELECT category, y2026 FROM table_2 WHERE y2026 = (SELECT MAX(y2026) FROM table_2)"
+    outcome = ToolOutcome(
+        "sql", {"query": query}, True, "category = Q3, y2026 = 30", backing=(chart,)
+    )
+    assert review("In which quarter was revenue highest?", outcome, []).verdict == "accept"
+    elsewhere = replace(chart, locator=Locator(slide=2, heading_path=("Staff",)))
+    unrelated = replace(outcome, backing=(elsewhere,))
+    assert review("In which quarter was revenue highest?", unrelated, []).verdict == "repair"
+
+
 def test_a_query_named_after_the_question_over_another_table_is_repaired() -> None:
     """The result's name is the model's, taken from the question: what the query reads (its
     table, columns, values) and the rows it cites must be what the question is about."""

@@ -56,3 +56,27 @@ def test_a_hit_on_a_later_page_of_a_table_brings_the_whole_table_first(tmp_path:
     store.put("warn", "/d/warn.pdf", [other, whole])
     found = question_tables(store, "Which company?", [hit("warn", "Table 2\n| Acme | 12 |")], 4)
     assert [item.table.name for item in found] == ["Table 1", "Table 3"]
+
+
+def test_a_chart_is_named_by_the_heading_over_it(tmp_path: Path) -> None:
+    """A chart's table on a slide is titled only "Chart": the slide's title says what it
+    holds. Offered beside a duck survey's chart, the model joined the two."""
+    ducks = Table(
+        ("Category", "Freshwater Ducks"),
+        (("2019", "120"),),
+        Locator(slide=1, heading_path=("Quarterly Duck Survey",)),
+        name="Table 1",
+        title="Chart: Wild Duck Observations by Year",
+    )
+    revenue = Table(
+        ("Category", "2026"),
+        (("Q1", "10"), ("Q3", "30")),
+        Locator(slide=2, heading_path=("Quarterly revenue",)),
+        name="Table 2",
+        title="Chart",
+    )
+    store = SqliteTableStore(tmp_path / "tables.sqlite")
+    store.put("deck", "/d/deck.pptx", [ducks, revenue])
+    hits = [hit("deck", "Table 2: Chart\nRow 2: Q1 — 2026: 10"), hit("deck", "Table 1: Chart")]
+    found = question_tables(store, "In which quarter was revenue highest?", hits, 4)
+    assert [item.table.name for item in found] == ["Table 2"]

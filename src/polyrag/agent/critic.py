@@ -1510,7 +1510,11 @@ def _without_aliases(query: str) -> str:
 
 
 def _cited_text(outcome: ToolOutcome) -> str:
-    return " ".join(chunk.text.split("\n", 1)[0] for chunk in outcome.backing)
+    """The first line of each passage a result rests on (a table's title), and the heading over
+    it: a slide's chart titled only "Chart" is about what its slide's title says."""
+    return " ".join(
+        f"{chunk.text.split(chr(10), 1)[0]} {chunk.nearest_heading}" for chunk in outcome.backing
+    )
 
 
 def _words(text: str) -> set[str]:

@@ -15,6 +15,7 @@ from polyrag.agent.tools import statements
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.answer.evidence import Evidence, content_words, stems
 from polyrag.answer.numbers import numbers_in_text, parse_number
+from polyrag.months import MONTH
 from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, Answer, Chunk, Citation, Modality
 
 _CALC = "Calculation:"
@@ -204,6 +205,11 @@ _PAIR_NAME = re.compile(r"(?:^|, )([^=,\n]+?) = ")
 
 
 _UNNAMED_COLUMN = re.compile(r"(?:column|col|label|name|item)(?:_\d+)?")
+_PERIOD_ASKED = re.compile(r"\bwhich\s+(quarter|month)\b", re.IGNORECASE)
+_PERIOD_VALUE = {  # how a row label writes the period asked for
+    "quarter": re.compile(r"^(?:(?:FY\s?)?Q[1-4]\b|[1-4](?:st|nd|rd|th) quarter\b)", re.I),
+    "month": re.compile(rf"^{MONTH}\b", re.IGNORECASE),
+}
 
 
 def with_rows_picked(answer: Answer, evidence: Sequence[Evidence], question: str) -> Answer:
@@ -248,8 +254,16 @@ def with_rows_picked(answer: Answer, evidence: Sequence[Evidence], question: str
     key = next(
         (c for c in names if asked & {w[:5] for w in re.findall(r"[a-z]+", c.lower())}), None
     )
-    if key is None and ranks and len(names) == 1 and _UNNAMED_COLUMN.fullmatch(names[0]):
-        key = names[0]  # the table's row labels, under no header ("Which zone …": column_1)
+    if key is None and ranks and len(names) == 1 and "_by_period" not in query:
+        # The table's row labels under no header ("Which zone …": column_1), or the periods
+        # a chart's categories are ("In which quarter …": category = Q3).
+        values = [row[names[0]] for row in picked]
+        period = _PERIOD_ASKED.search(question)
+        if _UNNAMED_COLUMN.fullmatch(names[0]) or (
+            period is not None
+            and all(_PERIOD_VALUE[period.group(1).lower()].match(v) for v in values)
+        ):
+            key = names[0]
     if key is None:
         return answer
     named = [row[key] for row in picked]

@@ -13,8 +13,9 @@ def question_tables(
     store: TableStore, question: str, hits: Sequence[Hit], limit: int
 ) -> list[SourceTable]:
     """Up to `limit` tables of the hit sources: a table a hit came from first, then by how
-    many of the question's words its name, title and header share; when some share words,
-    only those."""
+    many of the question's words its name, title, header and headings share; when some share
+    words, only those (a slide's chart titled only "Chart" is named by its slide's title,
+    "Quarterly revenue")."""
     sources = list(dict.fromkeys(hit.chunk.source_id for hit in hits))
     if not sources:
         return []
@@ -24,7 +25,8 @@ def question_tables(
     def score(item: SourceTable) -> tuple[int, int, int]:
         table = item.table
         hit_here = any(_from_table(hit, item) for hit in hits)
-        words = content_words(" ".join([table.name, table.title, *table.header]))
+        named = [table.name, table.title, *table.header, *table.locator.heading_path]
+        words = content_words(" ".join(named))
         return (-int(hit_here), -len(terms & words), rank[item.source_id])
 
     found = sorted(store.tables(sources), key=score)
