@@ -85,6 +85,25 @@ def test_a_query_over_a_chart_its_heading_names_is_accepted() -> None:
     assert review("In which quarter was revenue highest?", unrelated, []).verdict == "repair"
 
 
+def test_a_plural_the_question_asks_meets_its_singular_column() -> None:
+    """How many items were ordered in total, over a table "Item Description | Quantity" cited
+    as a bare "Table 1" over its Markdown: a right SUM(quantity) = 4 had been sent back twice
+    as naming nothing asked."""
+    receipt = Chunk(
+        "c", "s4", "/d/receipt.html",
+        "Table 1\n| Nr. | Item Description | Quantity |\n| --- | --- | --- |\n| I | Coffee | 1 |",
+        Locator(),
+    )  # fmt: skip
+    outcome = ToolOutcome(
+        "sql", {"query": "SELECT SUM(quantity) FROM table_1"}, True, "sum(quantity) = 4",
+        backing=(receipt,),
+    )  # fmt: skip
+    question = "How many items were ordered in total on the receipt?"
+    assert review(question, outcome, []).verdict == "accept"
+    titled = replace(receipt, text="Table 1: Nr., Item Description, Quantity\nRow 2: …")
+    assert review(question, replace(outcome, backing=(titled,)), []).verdict == "accept"
+
+
 def test_a_query_named_after_the_question_over_another_table_is_repaired() -> None:
     """The result's name is the model's, taken from the question: what the query reads (its
     table, columns, values) and the rows it cites must be what the question is about."""

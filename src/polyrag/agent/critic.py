@@ -155,10 +155,11 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
             "the query found nothing: check the table and column names and the values in the "
             "WHERE clause against the example rows (text is compared with ILIKE '%word%')",
         )
-    # Compared by their first letters: "started" is the column start_year.
-    terms = {w[:5] for w in content_words(question) - _GENERIC}
-    read = {w[:5] for w in _words(_without_aliases(query))}
-    cited = {w[:5] for w in _words(_cited_text(outcome))}
+    # Compared by their first letters, plurals as their singulars: "started" is the column
+    # start_year, "items" the column "Item Description".
+    terms = {_stem(w) for w in content_words(question) - _GENERIC}
+    read = {_stem(w) for w in _words(_without_aliases(query))}
+    cited = {_stem(w) for w in _words(_cited_text(outcome))}
     if terms and not terms & read and not terms & cited:
         return Review(
             "repair",
@@ -1509,12 +1510,21 @@ def _without_aliases(query: str) -> str:
     return tree.sql(dialect="duckdb")
 
 
+def _stem(word: str) -> str:
+    """A word's first five letters, a plural's of its singular ("items" → "item")."""
+    return (word[:-1] if len(word) > 3 and word.endswith("s") else word)[:5]
+
+
 def _cited_text(outcome: ToolOutcome) -> str:
-    """The first line of each passage a result rests on (a table's title), and the heading over
-    it: a slide's chart titled only "Chart" is about what its slide's title says."""
-    return " ".join(
-        f"{chunk.text.split(chr(10), 1)[0]} {chunk.nearest_heading}" for chunk in outcome.backing
-    )
+    """What names the passages a result rests on: each one's first line (a table's title), its
+    column names where a Markdown header follows a bare "Table 1", and the heading over it (a
+    slide's chart titled only "Chart" is about what its slide's title says)."""
+    named = []
+    for chunk in outcome.backing:
+        lines = chunk.text.split("\n", 2)
+        header = lines[1] if len(lines) > 1 and lines[1].startswith("|") else ""
+        named.append(f"{lines[0]} {header} {chunk.nearest_heading}")
+    return " ".join(named)
 
 
 def _words(text: str) -> set[str]:
