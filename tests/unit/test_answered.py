@@ -273,3 +273,28 @@ def test_a_lookup_from_table_rows_the_question_names_none_of_is_refused(tmp_path
     bought = Verdict("262 shares [1].", False, "answered", verdict.citations)
     asked = "How many shares were purchased in the first month?"
     assert steps.answered(asked, bought, months, trace) == bought
+
+
+def test_money_asked_of_passages_that_write_none_is_refused(tmp_path: Path) -> None:
+    """ "What is the price of the cake?" over a receipt listing quantities only: the model made
+    its "1" into "$1.00". Checked by code, without a model call; a passage writing a price,
+    a currency or an amount lets the reply stand."""
+    from polyrag.types import Chunk, Locator, Modality
+
+    steps = Steps(WordRetriever(), FallbackChain([Replies([])]), Settings(home=tmp_path))
+    rows = "Receipt\n| Item Description | Quantity |\n| --- | --- |\n| Coffee | 1 |\n| Cake | 1 |"
+    chunk = Chunk("t1", "s1", "/docs/receipt.html", rows, Locator(), Modality.TABLE)
+    evidence = [Evidence(1, chunk, rows)]
+    verdict = Verdict("The cake's price is $1.00 [1].", False, "answered", (Citation(1, chunk),))
+    trace = Trace(lambda _event: None)
+    question = "What is the price of the cake on the receipt?"
+    refused = steps.answered(question, verdict, evidence, trace)
+    assert refused.refused and refused.reason == NOT_ANSWERED
+    assert "asks for money (price)" in checked(trace)[0]
+    priced = rows.replace("Quantity |", "Quantity | Price (EUR) |").replace("| 1 |", "| 1 | 4.5 |")
+    shown = [Evidence(1, replace(chunk, text=priced), priced)]
+    cake = Verdict("The cake costs 4.5 EUR [1].", False, "answered", verdict.citations)
+    assert steps.answered(question, cake, shown, trace) == cake
+    # A count over the same rows asks for no money.
+    count = Verdict("1 cake [1].", False, "answered", verdict.citations)
+    assert steps.answered("How many cakes were ordered?", count, evidence, trace) == count

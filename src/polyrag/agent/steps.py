@@ -306,6 +306,23 @@ class Steps:
                 now(),
             )
             return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
+        asked = _ASKS_MONEY.search(question)
+        if (
+            asked
+            and not verdict.refused
+            and not verdict.computed
+            and not any(_WRITES_MONEY.search(item.text) for item in evidence)
+        ):
+            # "What is the price of the cake?" over a receipt that lists quantities only: its
+            # "1" became "$1.00". No passage shown writes a price, a currency or an amount.
+            trace.add(
+                "answered",
+                f"refused: the question asks for money ({asked.group(0)}) and no passage "
+                "writes a price, a currency or an amount",
+                {"asked": asked.group(0)},
+                now(),
+            )
+            return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
         if (
             not threshold
             or not cited
@@ -374,6 +391,23 @@ def unnamed_rows(question: str, cited: Sequence[Evidence]) -> list[str]:
                 return []
             names.append(name)
     return names
+
+
+# A question after an amount of money, and what a passage holding one writes: a currency, a
+# scale of amounts, or a word that names money (a "Price" column, "Cost of sales").
+_ASKS_MONEY = re.compile(
+    r"\b(?:price[sd]?|costs?|cost of|paid|pay|fees?|charged?|spen[dt]|salary|salaries|wages?|"
+    r"dollars?|euros?)\b|\$|€|£",
+    re.IGNORECASE,
+)
+_WRITES_MONEY = re.compile(
+    r"[$€£¥]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|INR|RMB|CNY)\b|"
+    r"\b(?:dollars?|euros?|pounds|francs|yen|cents?|price[sd]?|pricing|costs?|costing|paid|"
+    r"payments?|pay|fees?|charged?|charges|amounts?|spen[dt]|spending|expenses?|expenditures?|"
+    r"salary|salaries|wages?|budget|revenues?|sales|income|earnings|thousands|millions|billions|"
+    r"k€|m€)\b",
+    re.IGNORECASE,
+)
 
 
 def absent_words(question: str, evidence: Sequence[Evidence]) -> list[str]:
