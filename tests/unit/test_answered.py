@@ -298,3 +298,29 @@ def test_money_asked_of_passages_that_write_none_is_refused(tmp_path: Path) -> N
     # A count over the same rows asks for no money.
     count = Verdict("1 cake [1].", False, "answered", verdict.citations)
     assert steps.answered("How many cakes were ordered?", count, evidence, trace) == count
+
+
+def test_a_figure_cited_to_the_paragraph_over_its_table_is_weighed_where_it_stands(
+    tmp_path: Path,
+) -> None:
+    """ "2.73 seconds [1]" cites the paragraph that introduces a table; the figure is in the
+    table's row [2]. Weighed against the paragraph's caption, the right answer was refused;
+    the row is a table's, which code looks up, so no model call is made."""
+    from polyrag.types import Chunk, Locator, Modality
+
+    chat = Replies([], doubts=[0.9])
+    steps = Steps(WordRetriever(), FallbackChain([chat]), Settings(home=tmp_path))
+    caption = "Table 1. HPO performed in OTSL and HTML representation on the same architecture."
+    row = "Row 2: # enc-layers is 6, # dec-layers is 6, Language is OTSL, Inference time is 2.73"
+    text = Chunk("p1", "s1", "/docs/paper.pdf", caption, Locator(page=1))
+    table = Chunk("t1", "s1", "/docs/paper.pdf", row, Locator(page=1), Modality.TABLE)
+    evidence = [Evidence(1, text, caption), Evidence(2, table, row)]
+    reply = Verdict(
+        "The inference time was 2.73 seconds [1].", False, "answered", (Citation(1, text),)
+    )
+    question = "What was the inference time of the OTSL model with 6 encoder and 6 decoder layers?"
+    trace = Trace(lambda _event: None)
+    assert steps.answered(question, reply, evidence, trace) == reply and chat.weighed == []
+    # A figure no passage shown writes is weighed where the reply cites it, as before.
+    other = replace(reply, text="The inference time was 3.1 seconds [1].")
+    assert steps.answered(question, other, evidence, trace).refused and len(chat.weighed) == 1

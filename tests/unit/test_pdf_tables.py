@@ -112,6 +112,16 @@ def test_only_a_band_of_figures_line_for_line_is_split_into_rows() -> None:
     assert _unbanded(wrapped) == [wrapped]
     prose = ["Owner\nJoe", "Set option\nUSRPRF"]  # two lines each, no figures
     assert _unbanded(prose) == [prose]
+    # Labels merged over the band's rows, on its left, stand in each of them (corpus: a
+    # paper's table of layers, one row per representation; read as one row, "OTSL HTML").
+    layers = ["6", "6", "OTSL\nHTML", "0.965\n0.969", "2.73\n5.39"]
+    assert _unbanded(layers) == [
+        ["6", "6", "OTSL", "0.965", "2.73"],
+        ["6", "6", "HTML", "0.969", "5.39"],
+    ]
+    # One line to the right of the band is no merged label: the row stays whole.
+    right = ["OTSL\nHTML", "0.965\n0.969", "2.73"]
+    assert _unbanded(right) == [right]
 
 
 class Cropped:

@@ -298,3 +298,29 @@ def test_a_row_of_short_words_is_data(second: str) -> None:
         f"| Column 1 | Column 2 | Column 3 |\n| --- | --- | --- |\n{second}\n{below}"
     )
     assert table is not None and len(table.rows) == 2
+
+
+def test_names_under_a_span_join_a_header_whose_first_column_is_named() -> None:
+    """ "TEDs" spans three columns named "simple", "complex", "all" in the row under it; read
+    as data, every row began with a row of names and three columns were "Column 5"."""
+    from polyrag.chunk.figures import read_table
+
+    table = read_table(
+        "| # enc-layers | Language | TEDs | | | Inference time (secs) |\n"
+        "| --- | --- | --- | --- | --- | --- |\n"
+        "| | | simple | complex | all | |\n"
+        "| 6 | OTSL | 0.965 | 0.934 | 0.955 | 2.73 |"
+    )
+    assert table is not None
+    assert table.header == (
+        "# enc-layers",
+        "Language",
+        "TEDs simple",
+        "TEDs complex",
+        "TEDs all",
+        "Inference time (secs)",
+    )
+    assert table.rows == (("6", "OTSL", "0.965", "0.934", "0.955", "2.73"),)
+    # Words over words (no figure under them) are rows of a table of words.
+    letters = read_table("| a | b | |\n| --- | --- | --- |\n| | c | d |\n| e | | d |")
+    assert letters is not None and letters.header == ("a", "b", "Column 3")

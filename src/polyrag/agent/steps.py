@@ -28,6 +28,7 @@ from polyrag.answer.evidence import (
 from polyrag.answer.gate import best_similarity, gate
 from polyrag.answer.generate import Generator, Turn
 from polyrag.answer.guard import screen_answer, screen_passage
+from polyrag.answer.numbers import numbers_in_text, same_number
 from polyrag.answer.prompts import prompt
 from polyrag.answer.resting import resting_sentence
 from polyrag.answer.verify import Verdict, verify
@@ -290,7 +291,12 @@ class Steps:
         question names none of them and a word of it is written nowhere (`unnamed_rows`)."""
         threshold = self.settings.answer.unanswered_at
         by_number = {item.n: item for item in evidence}
-        cited = [by_number[c.n] for c in verdict.citations if c.n in by_number]
+        cited = _holding(
+            verdict.text,
+            question,
+            [by_number[c.n] for c in verdict.citations if c.n in by_number],
+            evidence,
+        )
         prose = all(
             not item.derived and item.chunk.modality is not Modality.TABLE for item in cited
         )
@@ -366,6 +372,31 @@ class Steps:
         if not refused:
             return verdict
         return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
+
+
+_MARKERS = re.compile(r"\[\d+\]")
+
+
+def _holding(
+    reply: str, question: str, cited: list[Evidence], evidence: Sequence[Evidence]
+) -> list[Evidence]:
+    """The passages a reply rests on: those it cites, unless none of them writes the figures
+    it adds to the question and other passages shown do — then those ("2.73 seconds [1]" cites
+    the paragraph over a table, and the figure is in the table's row [2]: weighed against the
+    paragraph's caption, a right answer was refused)."""
+    asked = numbers_in_text(question)
+    said = _MARKERS.sub("", reply)  # "[1]" is no figure of the reply's
+    added = [n for n in numbers_in_text(said) if not any(same_number(n, q) for q in asked)]
+    if not added:
+        return cited
+
+    def holds(item: Evidence) -> bool:
+        written = numbers_in_text(item.text)
+        return all(any(same_number(n, w) for w in written) for n in added)
+
+    if not cited or any(holds(item) for item in cited):
+        return cited
+    return [item for item in evidence if holds(item)] or cited
 
 
 def unnamed_rows(question: str, cited: Sequence[Evidence]) -> list[str]:

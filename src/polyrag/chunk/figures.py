@@ -114,11 +114,14 @@ def _stacked_header(
     2018", "International 2019", …). A stacked row is one whose first cell is empty and whose
     others are names or years, not figures; one that names a single cell ("U.S. $ in
     thousands") is the table's unit, returned for its caption."""
-    if not header or header[0]:
+    if not header:
+        return header, body, ""
+    named = bool(header[0])  # a first column named in the top row ("# enc-layers")
+    if named and not (len(body) > 1 and _under_spans(header, body[0], body[1])):
         return header, body, ""
     stack = [header]
     units: list[str] = []
-    while len(body) > 1 and _is_header_row(body[0]):
+    while len(body) > 1 and _is_header_row(body[0]) and (not named or len(stack) == 1):
         row = body.pop(0)
         if _filled(row) == 1 and _filled(stack[-1]) > 1:
             units.append(next(cell for cell in row if cell))
@@ -217,6 +220,21 @@ def _with_units(header: list[str], body: list[list[str]]) -> tuple[list[str], li
         if column < len(named) and named[column] and cell.strip("-–—"):  # a dash: no unit
             named[column] = f"{named[column]} ({cell})"
     return named, body[1:]
+
+
+def _under_spans(header: list[str], row: list[str], below: list[str]) -> bool:
+    """Whether `row` names the columns of spans in a header whose first column is named
+    ("| TEDs | | |" over "| simple | complex | all |"): every filled cell stands under an
+    empty header cell, or under a name an empty cell follows; the row's first cell is empty,
+    and the row `below` holds a figure under one of the names."""
+    cells = [c for c, cell in enumerate(row) if cell]
+    if not cells or row[0] or "" not in header[1:]:
+        return False
+    spanned = all(
+        c < len(header) and (not header[c] or (c + 1 < len(header) and not header[c + 1]))
+        for c in cells
+    )
+    return spanned and any(c < len(below) and FIGURE_CELL.match(below[c]) for c in cells)
 
 
 def _is_data_row(first: list[str], body: list[list[str]]) -> bool:

@@ -106,7 +106,7 @@ class PdfParser:
     """Born-digital, scanned and mixed PDFs; pages without a usable text layer are OCR'd."""
 
     media_types = frozenset({"pdf"})
-    version = "16"
+    version = "17"  # 17: a band of rows beside labels merged over it is split into its rows
 
     def __init__(self, ocr: Ocr | None = None) -> None:
         self._ocr = ocr if ocr is not None else Ocr()

@@ -436,15 +436,30 @@ def _aside(row: list[str]) -> bool:
 def _unbanded(row: list[str]) -> list[list[str]]:
     """A band of rows ruled as one ("Alabama\nAlaska\nArizona" beside "18,870\n209\n2,303"),
     as its rows: when every filled cell holds as many lines, and one cell's lines are all
-    figures. A label wrapped over two lines beside one figure stays one row."""
+    figures. A label wrapped over two lines beside one figure stays one row. Cells of one line
+    on the left, before the others, are labels merged over the band's rows and stand in each
+    ("6 | 6 |" beside "OTSL\nHTML" and "0.965\n0.969": a model's layers, then a row per
+    representation)."""
     lines = [cell.split("\n") if cell.strip() else [] for cell in row]
     filled = [cell_lines for cell_lines in lines if cell_lines]
-    count = len(filled[0]) if filled else 0
-    if count < 2 or len(filled) < 2 or any(len(cell_lines) != count for cell_lines in filled):
+    count = max((len(cell_lines) for cell_lines in filled), default=0)
+    banded = [i for i, cell_lines in enumerate(lines) if len(cell_lines) == count]
+    if count < 2 or len(banded) < 2:
         return [row]
-    if not any(all(_NUMBER.match(line.strip()) for line in cell) for cell in filled):
+    merged = [i for i, cell_lines in enumerate(lines) if len(cell_lines) == 1]
+    if any(len(cell_lines) not in (0, 1, count) for cell_lines in lines) or any(
+        i > banded[0] for i in merged
+    ):
         return [row]
-    return [[cell_lines[i] if cell_lines else "" for cell_lines in lines] for i in range(count)]
+    if not any(all(_NUMBER.match(line.strip()) for line in lines[i]) for i in banded):
+        return [row]
+    return [
+        [
+            cell_lines[i] if len(cell_lines) == count else "\n".join(cell_lines)
+            for cell_lines in lines
+        ]
+        for i in range(count)
+    ]
 
 
 def _spread_names(table: Any, extracted: list[list[str]]) -> None:
