@@ -146,51 +146,10 @@ _UNIT_CELL = re.compile(
 )
 # One letter alone ("a", "m") is too often a cell's text to count as a unit.
 _UNIT_WORDS = frozenset(
-    {
-        "%",
-        "°c",
-        "°f",
-        "kg",
-        "mg",
-        "lb",
-        "lbs",
-        "oz",
-        "cm",
-        "mm",
-        "km",
-        "µm",
-        "nm",
-        "ft",
-        "ms",
-        "hrs",
-        "min",
-        "ml",
-        "kwh",
-        "mwh",
-        "kw",
-        "mw",
-        "hz",
-        "khz",
-        "mhz",
-        "ghz",
-        "kpa",
-        "mpa",
-        "bar",
-        "psi",
-        "usd",
-        "eur",
-        "chf",
-        "gbp",
-        "jpy",
-        "$",
-        "€",
-        "£",
-        "¥",
-        "mb",
-        "gb",
-        "tb",
-    }
-)
+    {"%", "°c", "°f", "kg", "mg", "lb", "lbs", "oz", "cm", "mm", "km", "µm", "nm", "ft", "ms",
+     "hrs", "min", "ml", "kwh", "mwh", "kw", "mw", "hz", "khz", "mhz", "ghz", "kpa", "mpa", "bar",
+     "psi", "usd", "eur", "chf", "gbp", "jpy", "$", "€", "£", "¥", "mb", "gb", "tb"}
+)  # fmt: skip
 
 
 def _with_units(header: list[str], body: list[list[str]]) -> tuple[list[str], list[list[str]]]:
