@@ -295,6 +295,13 @@ def test_money_asked_of_passages_that_write_none_is_refused(tmp_path: Path) -> N
     shown = [Evidence(1, replace(chunk, text=priced), priced)]
     cake = Verdict("The cake costs 4.5 EUR [1].", False, "answered", verdict.citations)
     assert steps.answered(question, cake, shown, trace) == cake
+    # A sale or a scale of amounts is money enough: "sold for 5 million" answers a price.
+    sold = "The painting sold for 5 million at auction."
+    sale = [Evidence(1, replace(chunk, text=sold, modality=Modality.TEXT), sold)]
+    paid = Verdict("5 million [1].", False, "answered", verdict.citations)
+    unweighed = Settings(home=tmp_path, answer={"unanswered_at": 0})  # the model's check aside
+    plain = Steps(WordRetriever(), FallbackChain([Replies([])]), unweighed)
+    assert not plain.answered("What price was paid for the painting?", paid, sale, trace).refused
     # A count over the same rows asks for no money.
     count = Verdict("1 cake [1].", False, "answered", verdict.citations)
     assert steps.answered("How many cakes were ordered?", count, evidence, trace) == count

@@ -425,7 +425,8 @@ def unnamed_rows(question: str, cited: Sequence[Evidence]) -> list[str]:
 
 
 # A question after an amount of money, and what a passage holding one writes: a currency, a
-# scale of amounts, or a word that names money (a "Price" column, "Cost of sales").
+# scale of amounts, or a word that names money or a sale (a "Price" column, "Cost of sales",
+# "sold for 5 million").
 _ASKS_MONEY = re.compile(
     r"\b(?:price[sd]?|costs?|cost of|paid|pay|fees?|charged?|spen[dt]|salary|salaries|wages?|"
     r"dollars?|euros?)\b|\$|€|£",
@@ -435,8 +436,8 @@ _WRITES_MONEY = re.compile(
     r"[$€£¥]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|INR|RMB|CNY)\b|"
     r"\b(?:dollars?|euros?|pounds|francs|yen|cents?|price[sd]?|pricing|costs?|costing|paid|"
     r"payments?|pay|fees?|charged?|charges|amounts?|spen[dt]|spending|expenses?|expenditures?|"
-    r"salary|salaries|wages?|budget|revenues?|sales|income|earnings|thousands|millions|billions|"
-    r"k€|m€)\b",
+    r"salary|salaries|wages?|budget|revenues?|sales|income|earnings|sold|sells?|bought|buys?|"
+    r"purchased?|worth|valued?|(?:thousand|million|billion|trillion)s?|k€|m€)\b",
     re.IGNORECASE,
 )
 
