@@ -14,6 +14,7 @@ from pathlib import Path
 
 from polyrag.agent.questions import names_written
 from polyrag.agent.trace import Trace, now
+from polyrag.answer.citations import MARKER
 from polyrag.answer.evidence import (
     Evidence,
     ParentLookup,
@@ -374,9 +375,6 @@ class Steps:
         return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
 
 
-_MARKERS = re.compile(r"\[\d+\]")
-
-
 def _holding(
     reply: str, question: str, cited: list[Evidence], evidence: Sequence[Evidence]
 ) -> list[Evidence]:
@@ -385,7 +383,7 @@ def _holding(
     the paragraph over a table, and the figure is in the table's row [2]: weighed against the
     paragraph's caption, a right answer was refused)."""
     asked = numbers_in_text(question)
-    said = _MARKERS.sub("", reply)  # "[1]" is no figure of the reply's
+    said = MARKER.sub(" ", reply)  # "[1]" is no figure of the reply's
     added = [n for n in numbers_in_text(said) if not any(same_number(n, q) for q in asked)]
     if not added:
         return cited
