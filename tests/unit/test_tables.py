@@ -10,6 +10,8 @@ import pytest
 from polyrag.chunk.tables import collect_tables
 from polyrag.index.tables.sqlite import SqliteTableStore
 from polyrag.parse.plain import PlainTextParser
+from polyrag.parse.tables import labels_below
+from polyrag.parse.web import WebParser
 from polyrag.parse.word import WordParser
 from polyrag.types import Block, BlockKind, Locator, Table
 from polyrag.view import table_rows
@@ -60,6 +62,50 @@ def test_a_word_cell_merged_down_holds_its_text_in_every_row_it_spans(tmp_path: 
     parsed = WordParser().parse(path.read_bytes(), name="cups.docx")
     (found,) = collect_tables(parsed.blocks)
     assert found.rows == (("East", "Leafs", "13"), ("East", "Bruins", "6"), ("West", "Blues", "1"))
+
+
+def test_a_filings_cover_page_names_each_value_by_the_label_under_it(corpus: Path) -> None:
+    """An SEC cover page prints "Nevada" over "(State or other jurisdiction of incorporation
+    or organization)": the labels become the header and the values the row under them, so the
+    state is not read as a column name."""
+    path = corpus / "html" / "unstructured__example-10k-1p.html"
+    parsed = WebParser().parse(path.read_bytes(), name=path.name)
+    cover = collect_tables(parsed.blocks)[0]
+    state = "State or other jurisdiction of incorporation or organization"
+    assert cover.header[:2] == (state, "IRS Employer Identification No.")
+    assert cover.rows[0][:2] == ("Nevada", "20-8143439")
+    assert cover.header[3] == "Registrant’s telephone number"
+    assert cover.rows[0][3] == "( 702 ) 939-3254"
+
+
+def test_a_word_form_with_labels_under_its_values_is_turned(tmp_path: Path) -> None:
+    document = docx.Document()
+    table = document.add_table(rows=4, cols=2)
+    values = [("Acme Corp", "Delaware"), ("(Exact name of registrant)", "(State of incorporation)")]
+    values += [("1 Main St, Dover", ""), ("(Address of principal executive offices)", "")]
+    for row, cells in zip(table.rows, values, strict=True):
+        for cell, value in zip(row.cells, cells, strict=True):
+            cell.text = value
+    path = tmp_path / "cover.docx"
+    document.save(path)
+    parsed = WordParser().parse(path.read_bytes(), name=path.name)
+    (found,) = collect_tables(parsed.blocks)
+    assert found.header[1] == "State of incorporation"
+    assert found.rows == (("Acme Corp", "Delaware", "1 Main St, Dover"),)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [["Revenue", "2021"], ["(in millions)", ""], ["Sales", "12"]],  # a units row, not a form
+        [["Nevada", "20-8143439"], ["(State of incorporation)", ""]],  # a value left unnamed
+        [["Nevada", "1"], ["(State)", "(Code)"], ["Sales", "12"], ["Rent", "3"]],  # half a form
+        [["Nevada"], ["(State)"]],  # one label is no form
+        [["Nevada", "7"], ["(State)", "(2021)"]],  # "(2021)" names nothing
+    ],
+)
+def test_tables_that_are_not_forms_keep_their_rows(rows: list[list[str]]) -> None:
+    assert labels_below(rows) is None
 
 
 def test_sheet_tables_keep_their_names_unique() -> None:

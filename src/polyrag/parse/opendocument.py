@@ -18,7 +18,7 @@ from polyrag.errors import CorruptFileError, EncryptedFileError
 from polyrag.parse.base import Document
 from polyrag.parse.safety import SafeZip
 from polyrag.parse.spreadsheet import _Row, _sheet_blocks
-from polyrag.parse.tables import clean_cell, markdown_table
+from polyrag.parse.tables import clean_cell, labels_below, markdown_table
 from polyrag.settings import LimitsSettings
 from polyrag.types import Block, BlockKind, Locator
 
@@ -80,7 +80,7 @@ class OpenDocumentParser:
     """OpenDocument text, spreadsheets and presentations (LibreOffice, OpenOffice)."""
 
     media_types = frozenset({"odt", "ods", "odp"})
-    version = "2"
+    version = "3"
 
     def __init__(self, limits: LimitsSettings | None = None) -> None:
         self._limits = limits or LimitsSettings()
@@ -159,7 +159,9 @@ class _Walker:
         elif tag == _TABLE:
             rows = table_rows(element)
             if rows:
-                yield Block(BlockKind.TABLE, markdown_table(rows), self._where)
+                yield Block(
+                    BlockKind.TABLE, markdown_table(labels_below(rows) or rows), self._where
+                )
         else:
             yield from self.blocks(element, depth)  # sections, frames, text boxes, shapes
 

@@ -22,6 +22,8 @@ TABLE_TOP = re.compile(
     r"[^.;]{0,30}$",
     re.IGNORECASE,
 )
+# A form's caption under the value it names: "(State or other jurisdiction of incorporation)".
+_LABEL_BELOW = re.compile(r"^\((?=[^()]*[^\W\d_]{3})[^()]+\)$")
 _SPACE = re.compile(r"\s+")
 _SAMPLE_LINES = 50
 
@@ -49,6 +51,31 @@ def markdown_table(rows: Sequence[Sequence[str]]) -> str:
         if index == 0:
             lines.append("|" + "|".join([" --- "] * width) + "|")
     return "\n".join(lines)
+
+
+def labels_below(rows: Sequence[Sequence[str]]) -> list[list[str]] | None:
+    """A form laid out as a table, its labels in parentheses under the values they name (the
+    cover page of every SEC filing: "Nevada" over "(State or other jurisdiction of
+    incorporation)"), turned so the labels are the header and the values one row under them:
+    read as printed, the values would be taken for the header and the labels for data. None
+    when the rows are not all such pairs, or fewer than two labels are named."""
+    rows = [list(row) for row in rows if any(cell.strip() for cell in row)]
+    if len(rows) < 2 or len(rows) % 2:
+        return None
+    labels: list[str] = []
+    values: list[str] = []
+    for above, below in zip(rows[::2], rows[1::2], strict=True):
+        named = [index for index, cell in enumerate(below) if cell.strip()]
+        filled = [index for index, cell in enumerate(above) if cell.strip()]
+        if named != filled:
+            return None
+        for index in named:
+            label = clean_cell(below[index])
+            if not _LABEL_BELOW.match(label):
+                return None
+            labels.append(label[1:-1].strip())
+            values.append(clean_cell(above[index]))
+    return [labels, values] if len(labels) >= 2 else None
 
 
 def detect_delimiter(text: str) -> str | None:

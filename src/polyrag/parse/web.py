@@ -9,7 +9,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from polyrag.parse.base import Document
 from polyrag.parse.encoding import decode_text
-from polyrag.parse.tables import clean_cell, markdown_table
+from polyrag.parse.tables import clean_cell, labels_below, markdown_table
 from polyrag.types import Block, BlockKind
 
 _DROPPED = [
@@ -34,7 +34,7 @@ class WebParser:
     """Web pages saved as HTML or XHTML."""
 
     media_types = frozenset({"html"})
-    version = "2"
+    version = "3"
 
     def parse(self, data: bytes, *, name: str, password: str | None = None) -> Document:
         declared = _CHARSET.search(data[:4096])
@@ -109,7 +109,8 @@ class _Walker:
             caption = node.css_first("caption")
             if caption is not None and caption.text(strip=True):
                 yield Block(BlockKind.TEXT, " ".join(caption.text().split()))
-            yield Block(BlockKind.TABLE, markdown_table(_table_rows(node)))
+            rows = _table_rows(node)
+            yield Block(BlockKind.TABLE, markdown_table(labels_below(rows) or rows))
         elif tag in ("ul", "ol"):
             yield from self._list(node, ordered=tag == "ol")
         elif tag in _BLOCKS:

@@ -16,7 +16,7 @@ from lxml import etree
 from polyrag.parse.base import Document
 from polyrag.parse.pictures import ImageText, PictureReader, alt_text, picture_text
 from polyrag.parse.safety import check_zip
-from polyrag.parse.tables import cell_at, clean_cell, markdown_table
+from polyrag.parse.tables import cell_at, clean_cell, labels_below, markdown_table
 from polyrag.settings import LimitsSettings
 from polyrag.types import Block, BlockKind
 
@@ -88,7 +88,7 @@ class WordParser:
     """Word documents (.docx, .docm, .dotx)."""
 
     media_types = frozenset({"docx"})
-    version = "4"
+    version = "5"
 
     def __init__(
         self, limits: LimitsSettings | None = None, *, ocr: ImageText | None = None
@@ -210,7 +210,7 @@ class _Reader:
         if len(cells) == 1 or (rows and max(len(row) for row in rows) == 1):
             yield Block(BlockKind.TEXT, "\n".join(cells))  # a one-column box used for layout
         elif cells:
-            yield Block(BlockKind.TABLE, markdown_table(rows))
+            yield Block(BlockKind.TABLE, markdown_table(labels_below(rows) or rows))
         yield from self._comments(table)
 
 
