@@ -80,3 +80,28 @@ def test_a_chart_is_named_by_the_heading_over_it(tmp_path: Path) -> None:
     hits = [hit("deck", "Table 2: Chart\nRow 2: Q1 — 2026: 10"), hit("deck", "Table 1: Chart")]
     found = question_tables(store, "In which quarter was revenue highest?", hits, 4)
     assert [item.table.name for item in found] == ["Table 2"]
+
+
+def test_a_name_the_question_writes_whole_in_a_tables_rows_names_that_table(
+    tmp_path: Path,
+) -> None:
+    """A list of layoffs says only "Company" in its header; the question names the company
+    ("Microsoft Corporation") and a monthly summary's header says "Employees": both are
+    offered, the list first. One word of a name ("Microsoft") is not the name."""
+    listing = Table(
+        ("Company", "City", "No. Of"),
+        (("Microsoft Corporation", "San Diego", "129"), ("Acme Inc.", "Irvine", "22")),
+        Locator(page=1),
+        name="Table 1",
+    )
+    summary = Table(
+        ("Month", "Employees Affected"), (("July 2015", "8,574"),), Locator(page=9), name="Table 9"
+    )
+    store = SqliteTableStore(tmp_path / "tables.sqlite")
+    store.put("warn", "/d/warn.pdf", [listing, summary])
+    hits = [hit("warn", "Table 9\n| July 2015 |"), hit("warn", "Table 1\n| Acme Inc. |")]
+    question = "How many employees did Microsoft Corporation lay off in total?"
+    found = question_tables(store, question, hits, 4)
+    assert [item.table.name for item in found] == ["Table 1", "Table 9"]
+    found = question_tables(store, "How many employees did Microsoft lay off?", hits, 4)
+    assert [item.table.name for item in found] == ["Table 9"]

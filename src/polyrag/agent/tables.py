@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from polyrag.answer.evidence import content_words
 from polyrag.index.tables.base import SourceTable, TableStore
+from polyrag.parse.tables import FIGURE_CELL
 from polyrag.types import Hit
+
+_WORD = re.compile(r"\w+")
+_CELLS_READ = 5000  # rows of a table whose words may name it
 
 
 def question_tables(
     store: TableStore, question: str, hits: Sequence[Hit], limit: int
 ) -> list[SourceTable]:
     """Up to `limit` tables of the hit sources: a table a hit came from first, then by how
-    many of the question's words its name, title, header and headings share; when some share
-    words, only those (a slide's chart titled only "Chart" is named by its slide's title,
-    "Quarterly revenue")."""
+    many of the question's words its name, title, header and headings share, or the names its
+    cells hold that the question writes whole; when some share words, only those (a slide's
+    chart titled only "Chart" is named by its slide's title, "Quarterly revenue"; a list of
+    layoffs whose header says only "Company" by the company asked about, in its rows)."""
     sources = list(dict.fromkeys(hit.chunk.source_id for hit in hits))
     if not sources:
         return []
@@ -26,14 +32,33 @@ def question_tables(
         table = item.table
         hit_here = any(_from_table(hit, item) for hit in hits)
         named = [table.name, table.title, *table.header, *table.locator.heading_path]
-        words = content_words(" ".join(named))
+        words = content_words(" ".join(named)) | _cell_words(item, question)
         return (-int(hit_here), -len(terms & words), rank[item.source_id])
 
-    found = sorted(store.tables(sources), key=score)
+    scored = sorted(((score(item), i, item) for i, item in enumerate(store.tables(sources))))
+    found = [item for _, _, item in scored]
     # A table none of the question's words name, beside tables some do, is only a wrong join
     # waiting to happen (a slide's "Class1" table offered with the sheet of Stanley Cups).
-    named = [item for item in found if score(item)[1] < 0]
+    named = [item for key, _, item in scored if key[1] < 0]
     return (named or found)[:limit]
+
+
+def _cell_words(item: SourceTable, question: str) -> set[str]:
+    """The words of the names in a table's cells that the question writes whole ("Microsoft
+    Corporation" in a list of layoffs whose header says only "Company"): a name of two words
+    or more, not a figure."""
+    asked = " ".join(_WORD.findall(question.lower()))
+    cells = {cell for row in item.table.rows[:_CELLS_READ] for cell in row}
+    found: set[str] = set()
+    for cell in cells:
+        words = _WORD.findall(cell.lower())
+        if (
+            len(words) > 1
+            and not FIGURE_CELL.match(cell)
+            and f" {' '.join(words)} " in f" {asked} "
+        ):
+            found |= content_words(cell)
+    return found
 
 
 def _from_table(hit: Hit, item: SourceTable) -> bool:
