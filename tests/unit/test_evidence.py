@@ -11,6 +11,7 @@ from polyrag.answer.evidence import (
     label,
     named_numbers,
     render,
+    rows_first,
     select_evidence,
 )
 from polyrag.chunk.chunker import Chunker
@@ -325,6 +326,30 @@ def test_of_two_rows_matching_as_well_the_one_the_question_says_fully_comes_firs
     lines = evidence.text.splitlines()
     assert lines[1].startswith("Row 8: Total assets — 2018: 36,500")
     assert lines[2].startswith("Row 5: Total current assets")
+
+
+def test_of_rows_the_question_names_alike_the_one_with_no_words_more_comes_first() -> None:
+    """Asked for the net deferred tax asset, the row "Net deferred tax asset" comes before
+    "Net deferred tax asset before valuation allowance"; rows it does not name keep their
+    order."""
+    table = "\n".join(
+        [
+            "| | 2019 | 2018 |",
+            "| --- | --- | --- |",
+            "| Operating loss carryforward | 73,260 | 57,768 |",
+            "| Net deferred tax asset before valuation allowance | 19,911 | 15,916 |",
+            "| Valuation allowance | (19,911) | (15,916) |",
+            "| Net deferred tax asset | 795 | 772 |",
+        ]
+    )
+    terms = content_words("What was the net deferred tax asset amount in 2019 and 2018?")
+    lines = rows_first(table, terms).split("\n")
+    assert lines[2:] == [
+        "| Net deferred tax asset | 795 | 772 |",
+        "| Net deferred tax asset before valuation allowance | 19,911 | 15,916 |",
+        "| Operating loss carryforward | 73,260 | 57,768 |",
+        "| Valuation allowance | (19,911) | (15,916) |",
+    ]
 
 
 def test_a_table_cut_to_fit_keeps_its_column_names() -> None:

@@ -376,12 +376,21 @@ def rows_first(text: str, terms: set[str]) -> str:
         if head_end < len(lines) and _SEPARATOR_LINE.match(lines[head_end]):
             head_end += 1
     body = [i for i in rows if i >= head_end]
-    scored = [(len(terms & _named_by(original[i])), i) for i in body]
+    scored = [(_closeness(terms, _named_by(original[i])), i) for i in body]
     if len({score for score, _ in scored}) == 1:  # every row named alike, or none
         return "\n".join(lines)
-    ordered = sorted(scored, key=lambda pair: -pair[0])
+    ordered = sorted(scored, key=lambda pair: pair[0])
     tail = [line for i, line in enumerate(lines) if i >= head_end and i not in set(body)]
     return "\n".join([*lines[:head_end], *(lines[i] for _, i in ordered), *tail])
+
+
+def _closeness(terms: set[str], named: set[str]) -> tuple[int, int]:
+    """How near a row is to the question, smaller first: more of the question's words, then,
+    among rows named by the question, fewer words of its own ("Net deferred tax asset" before
+    "Net deferred tax asset before valuation allowance", asked for the net deferred tax
+    asset). Rows the question does not name keep their order."""
+    shared = len(terms & named)
+    return -shared, len(named - terms) if shared else 0
 
 
 def _named_by(line: str) -> set[str]:
