@@ -27,12 +27,13 @@ def question_tables(
         return []
     rank = {source: i for i, source in enumerate(sources)}
     terms = content_words(question)
+    asked = f" {' '.join(_WORD.findall(question.lower()))} "
 
     def score(item: SourceTable) -> tuple[int, int, int]:
         table = item.table
         hit_here = any(_from_table(hit, item) for hit in hits)
         named = [table.name, table.title, *table.header, *table.locator.heading_path]
-        words = content_words(" ".join(named)) | _cell_words(item, question)
+        words = content_words(" ".join(named)) | _cell_words(item, asked)
         return (-int(hit_here), -len(terms & words), rank[item.source_id])
 
     scored = sorted(((score(item), i, item) for i, item in enumerate(store.tables(sources))))
@@ -43,20 +44,15 @@ def question_tables(
     return (named or found)[:limit]
 
 
-def _cell_words(item: SourceTable, question: str) -> set[str]:
+def _cell_words(item: SourceTable, asked: str) -> set[str]:
     """The words of the names in a table's cells that the question writes whole ("Microsoft
     Corporation" in a list of layoffs whose header says only "Company"): a name of two words
-    or more, not a figure."""
-    asked = " ".join(_WORD.findall(question.lower()))
+    or more, not a figure. `asked` is the question's words, lower case, spaced and padded."""
     cells = {cell for row in item.table.rows[:_CELLS_READ] for cell in row}
     found: set[str] = set()
     for cell in cells:
         words = _WORD.findall(cell.lower())
-        if (
-            len(words) > 1
-            and not FIGURE_CELL.match(cell)
-            and f" {' '.join(words)} " in f" {asked} "
-        ):
+        if len(words) > 1 and not FIGURE_CELL.match(cell) and f" {' '.join(words)} " in asked:
             found |= content_words(cell)
     return found
 
