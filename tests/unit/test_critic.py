@@ -9,9 +9,11 @@ import pytest
 from polyrag.agent.critic import (
     aggregates_all,
     change_the_way_asked,
+    conditions_out_of_case,
     difference_of_rows,
     drop_idle_joins,
     drop_unnamed_filters,
+    equalities_as_contains,
     found_nothing,
     kind_asked,
     rank_groups,
@@ -285,6 +287,56 @@ def test_how_many_of_a_column_adds_it_up() -> None:
 def test_a_count_of_none_found_nothing() -> None:
     assert found_nothing("count_star() = 0") and found_nothing("count(team) = 0")
     assert not found_nothing("sum(cups) = 0") and not found_nothing("count(team) = 3")
+
+
+def test_a_query_that_found_nothing_is_told_where_its_values_are() -> None:
+    """The SQL tool's note on where the text a query looked for is goes back with the
+    repair; without one, only the general advice."""
+    query = "SELECT SUM(employees) FROM table_16 WHERE month LIKE '%ProCourier%'"
+    note = "'ProCourier' is in the column company of table_1, which the query did not read"
+    told = review("How many did ProCourier lay off?", sql(query, f"x = NULL\nnote: {note}"), [])
+    assert told.verdict == "repair" and told.why.endswith(f"; {note}")
+    plain = review("How many did ProCourier lay off?", sql(query, "x = NULL"), [])
+    assert plain.verdict == "repair" and "note" not in plain.why and "ProCourier" not in plain.why
+
+
+def test_a_sum_of_a_case_becomes_a_sum_over_the_rows_it_names() -> None:
+    """The same figure, but the rows cited are the company's, not the whole list."""
+    query = (
+        "SELECT SUM(CASE WHEN company = 'Microsoft Corporation' THEN no_of ELSE 0 END) AS "
+        "total FROM table_1"
+    )
+    assert conditions_out_of_case(query) == (
+        "SELECT SUM(no_of) AS total FROM table_1 WHERE company = 'Microsoft Corporation'"
+    )
+    both = "SELECT SUM(CASE WHEN a = 'x' THEN b END), COUNT(CASE WHEN a = 'x' THEN 1 END) FROM t"
+    assert conditions_out_of_case(both + " WHERE y > 2") == (
+        "SELECT SUM(b), COUNT(1) FROM t WHERE y > 2 AND a = 'x'"
+    )
+    for other in (
+        "SELECT AVG(CASE WHEN a = 'x' THEN b ELSE 0 END) FROM t",  # zeros count in an average
+        "SELECT SUM(CASE WHEN a = 'x' THEN b ELSE 1 END) FROM t",
+        "SELECT SUM(CASE WHEN a = 'x' THEN b END), SUM(CASE WHEN a = 'y' THEN b END) FROM t",
+        "SELECT SUM(CASE WHEN a = 'x' THEN b END) FROM t GROUP BY c",
+        "SELECT SUM(CASE WHEN a = 'x' THEN b WHEN a = 'y' THEN c END) FROM t",
+        "SELECT SUM(CASE WHEN t.a = 'x' THEN u.b END) FROM t JOIN u ON t.id = u.id",
+        "SELECT SUM(b) FROM t",
+    ):
+        assert conditions_out_of_case(other) is None, other
+
+
+def test_an_equality_on_words_that_found_nothing_becomes_contains() -> None:
+    assert equalities_as_contains(
+        "SELECT SUM(no_of) FROM t WHERE company = 'ProCourier' AND year = '2015'"
+    ) == (
+        "SELECT SUM(no_of) FROM t WHERE company ILIKE '%ProCourier%' AND year = '2015'",
+        ["company = 'ProCourier'"],
+    )
+    assert equalities_as_contains("SELECT x FROM t WHERE 'Acme' = company") == (
+        "SELECT x FROM t WHERE company ILIKE '%Acme%'",
+        ["'Acme' = company"],
+    )
+    assert equalities_as_contains("SELECT x FROM t WHERE year = '2015' AND n = 3") is None
 
 
 @pytest.mark.parametrize(

@@ -477,3 +477,59 @@ def test_queries_leave_out_a_total_row_wherever_its_label_stands(
         assert db.run("SELECT amount_usd FROM expenses WHERE date IS NULL").rows == ()
     finally:
         db.close()
+
+
+@pytest.fixture
+def layoffs() -> Iterator[TableDatabase]:
+    """A list of layoffs whose header cut "No. Of Employees" short, and its monthly summary."""
+    listing = Table(
+        ("Company", "City", "No. Of"),
+        (("ProCourier, Inc.", "Irvine", "22"), ("ProCourier, Inc.", "Los Angeles", "71")),
+        Locator(page=1),
+        name="Table 1",
+    )
+    summary = Table(
+        ("Summary by Month", "Employees Affected"),
+        (("July 2015", "8,574"), ("August 2015", "5,890")),
+        Locator(page=16),
+        name="Table 16",
+    )
+    db = TableDatabase(
+        [SourceTable("w", "/warn.pdf", listing), SourceTable("w", "/warn.pdf", summary)]
+    )
+    yield db
+    db.close()
+
+
+def test_a_missing_column_error_says_which_table_holds_the_rows_asked_about(
+    layoffs: TableDatabase,
+) -> None:
+    """The rows are those the WHERE picks: over the summary, the list is the table to read;
+    over the list, its own figures are to be used (no join brings the two together)."""
+    with pytest.raises(SqlError) as over_summary:
+        layoffs.run("SELECT SUM(employees_affected) FROM table_16 WHERE company = 'ProCourier'")
+    assert str(over_summary.value).endswith(
+        "; the rows asked about are in table_1 (its column company): read it; its figures are "
+        "in no_of"
+    )
+    with pytest.raises(SqlError) as over_list:
+        layoffs.run("SELECT SUM(employees_affected) FROM table_1 WHERE company = 'ProCourier'")
+    assert str(over_list.value).endswith(
+        "; table_1 has no column employees_affected; its figures are in no_of"
+    )
+    with pytest.raises(SqlError) as unconditioned:
+        layoffs.run("SELECT SUM(employees) FROM table_1")
+    assert str(unconditioned.value).endswith("not found in FROM clause!")
+
+
+def test_a_query_that_found_nothing_notes_where_its_words_are(layoffs: TableDatabase) -> None:
+    found = layoffs.run(
+        "SELECT SUM(employees_affected) FROM table_16 WHERE summary_by_month LIKE '%ProCourier%'"
+    )
+    assert found.text() == (
+        "sum(employees_affected) = NULL\nnote: 'ProCourier' is in the column company of "
+        "table_1, which the query did not read"
+    )
+    nowhere = layoffs.run("SELECT city FROM table_1 WHERE company = 'Acme'")
+    assert nowhere.text() == "no rows"
+    assert layoffs.run("SELECT SUM(no_of) FROM table_1").note == ""

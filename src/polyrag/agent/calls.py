@@ -155,6 +155,10 @@ class ToolCalls:
         if joins is not None:
             repaired = joins[0]
             notes.append("dropped the join of " + ", ".join(joins[1]) + " (nothing of it is read)")
+        unfolded = critic.conditions_out_of_case(repaired)
+        if unfolded is not None:
+            repaired = unfolded
+            notes.append("the CASE's condition became the WHERE, so the rows read are cited")
         database = context.tables()
         if critic.aggregates_all(repaired):
             # A sum over rows the model picked by numbers the question never says ("col_1 IN
@@ -209,34 +213,41 @@ class ToolCalls:
     def _repaired_by_code(
         self, question: str, outcome: ToolOutcome, context: ToolContext, run: Run
     ) -> ToolOutcome:
-        """A query that failed or found nothing, run again by code without the WHERE
-        conditions on values the question never names; one that picked its answer before
+        """A query that found nothing, run again by code with its equalities on words as
+        "contains" ("company = 'ProCourier'" over "ProCourier, Inc."); one that failed or found
+        nothing, without the WHERE conditions on values the question never names; one that
+        picked its answer before
         ranking ("Which state had the most …?" over three example rows), without that pick. The
         first attempt stays in the trace."""
         asked = str(outcome.arguments.get("query", ""))
+        tries: list[tuple[str, str, list[str]]] = []  # (query, why, conditions dropped)
         if outcome.ok and not critic.found_nothing(outcome.result):
             unpicked = critic.without_preset(question, asked, critic.titles_of(outcome))
-            if unpicked is None:
-                return outcome
-            query, dropped = unpicked[0], [unpicked[1]]
-            why = "the query picked the answer before ranking (" + dropped[0] + "): ranked all"
+            if unpicked is not None:
+                why = "the query picked the answer before ranking (" + unpicked[1] + "): ranked all"
+                tries.append((unpicked[0], why, [unpicked[1]]))
         else:
+            contains = critic.equalities_as_contains(asked) if outcome.ok else None
+            if contains is not None:
+                why = "no row equals " + "; ".join(contains[1]) + ": rows holding those words"
+                tries.append((contains[0], why, contains[1]))
             repaired = critic.drop_unnamed_filters(question, asked)
-            if repaired is None:
-                return outcome
-            query, dropped = repaired
-            why = "the question names no value of " + "; ".join(dropped) + ", so it ran without"
-        again = self.toolbox.call("sql", {"query": query}, context)
-        if not again.ok or critic.found_nothing(again.result):
-            return outcome
-        first = outcome.result.split("\n")[0] if outcome.ok else f"failed — {outcome.error}"
-        run.trace.add("tool", f"sql: {first}", outcome.to_dict())
-        run.trace.add(
-            "critic",
-            "repair: " + why,
-            {"verdict": "repair", "dropped": dropped, "query": query},
-        )
-        return again
+            if repaired is not None:
+                why = "the question names no value of " + "; ".join(repaired[1]) + ", so it ran"
+                tries.append((repaired[0], why + " without", repaired[1]))
+        for query, why, dropped in tries:
+            again = self.toolbox.call("sql", {"query": query}, context)
+            if not again.ok or critic.found_nothing(again.result):
+                continue
+            first = outcome.result.split("\n")[0] if outcome.ok else f"failed — {outcome.error}"
+            run.trace.add("tool", f"sql: {first}", outcome.to_dict())
+            run.trace.add(
+                "critic",
+                "repair: " + why,
+                {"verdict": "repair", "dropped": dropped, "query": query},
+            )
+            return again
+        return outcome
 
     def _difference_by_code(
         self, question: str, outcome: ToolOutcome, context: ToolContext, run: Run

@@ -150,10 +150,12 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
     query = str(outcome.arguments.get("query", ""))
     first_line = outcome.result.split("\n", 1)[0]
     if found_nothing(outcome.result):
+        notes = [line[6:] for line in outcome.result.split("\n") if line.startswith("note: ")]
         return Review(
             "repair",
             "the query found nothing: check the table and column names and the values in the "
-            "WHERE clause against the example rows (text is compared with ILIKE '%word%')",
+            "WHERE clause against the example rows (text is compared with ILIKE '%word%')"
+            + "".join(f"; {note}" for note in notes),
         )
     # Compared by their first letters, plurals as their singulars: "started" is the column
     # start_year, "items" the column "Item Description".
@@ -362,6 +364,35 @@ def drop_unnamed_filters(
     return tree.sql(dialect="duckdb"), dropped
 
 
+def equalities_as_contains(query: str) -> tuple[str, list[str]] | None:
+    """The query with each condition "column = 'words'" as "column ILIKE '%words%'", and
+    those conditions: "company = 'ProCourier'" finds no row of a list that writes
+    "ProCourier, Inc.". Only values with a letter; None when there is none, or the query does
+    not parse. For a query that found nothing."""
+    tree = _parsed(query)
+    if tree is None:
+        return None
+    turned: list[str] = []
+    for where in list(tree.find_all(exp.Where)):
+        for equal in list(where.find_all(exp.EQ)):
+            column, value = equal.this, equal.expression
+            if isinstance(value, exp.Column) and isinstance(column, exp.Literal):
+                column, value = value, column
+            if not (
+                isinstance(column, exp.Column)
+                and isinstance(value, exp.Literal)
+                and value.is_string
+                and re.search(r"[^\W\d_]", value.this)
+            ):
+                continue
+            turned.append(equal.sql(dialect="duckdb"))
+            pattern = exp.Literal.string(f"%{value.this.strip('%')}%")
+            equal.replace(exp.ILike(this=column.copy(), expression=pattern))
+    if not turned:
+        return None
+    return tree.sql(dialect="duckdb"), turned
+
+
 def _unread_words(question: str, select: exp.Select, titles: str = "") -> set[str]:
     """The question's words, operations and generic words aside, that none of the query's
     columns and tables read (compared by their first five letters), nor the `titles` of the
@@ -482,6 +513,42 @@ def drop_idle_joins(query: str) -> tuple[str, list[str]] | None:
     if not dropped:
         return None
     return tree.sql(dialect="duckdb"), dropped
+
+
+def conditions_out_of_case(query: str) -> str | None:
+    """ "SUM(CASE WHEN company = 'X' THEN no_of ELSE 0 END) FROM t" as "SUM(no_of) FROM t WHERE
+    company = 'X'": the same figure, but the rows it rests on are then the rows cited, not
+    the whole table. Only a SELECT over one table, without grouping, whose every column is
+    one aggregate of a CASE with one condition, the same in each, and nothing (or zero, for
+    a SUM) otherwise; None for any other query."""
+    tree = _parsed(query)
+    if not isinstance(tree, exp.Select) or tree.args.get("joins") or tree.args.get("group"):
+        return None
+    if _read_table(tree) is None or not tree.expressions:
+        return None
+    conditions: list[exp.Expression] = []
+    for column in tree.expressions:
+        aggregate = column.this if isinstance(column, exp.Alias) else column
+        if not isinstance(aggregate, (exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Count)):
+            return None
+        case = aggregate.this
+        if not isinstance(case, exp.Case) or len(case.args.get("ifs") or []) != 1:
+            return None
+        otherwise = case.args.get("default")
+        zero = (
+            isinstance(otherwise, exp.Literal)
+            and not otherwise.is_string
+            and float(otherwise.this) == 0
+            and isinstance(aggregate, exp.Sum)
+        )
+        if otherwise is not None and not isinstance(otherwise, exp.Null) and not zero:
+            return None
+        (branch,) = case.args["ifs"]
+        conditions.append(branch.this)
+        case.replace(branch.args["true"])
+    if any(c != conditions[0] for c in conditions[1:]):
+        return None
+    return tree.where(conditions[0].copy(), copy=False).sql(dialect="duckdb")
 
 
 def summed_not_counted(

@@ -28,12 +28,13 @@ def question_tables(
     rank = {source: i for i, source in enumerate(sources)}
     terms = content_words(question)
     asked = f" {' '.join(_WORD.findall(question.lower()))} "
+    names = _names_in(question)
 
     def score(item: SourceTable) -> tuple[int, int, int]:
         table = item.table
         hit_here = any(_from_table(hit, item) for hit in hits)
         named = [table.name, table.title, *table.header, *table.locator.heading_path]
-        words = content_words(" ".join(named)) | _cell_words(item, asked)
+        words = content_words(" ".join(named)) | _cell_words(item, asked, names)
         return (-int(hit_here), -len(terms & words), rank[item.source_id])
 
     scored = sorted(((score(item), i, item) for i, item in enumerate(store.tables(sources))))
@@ -44,17 +45,33 @@ def question_tables(
     return (named or found)[:limit]
 
 
-def _cell_words(item: SourceTable, asked: str) -> set[str]:
+def _cell_words(item: SourceTable, asked: str, names: set[str]) -> set[str]:
     """The words of the names in a table's cells that the question writes whole ("Microsoft
     Corporation" in a list of layoffs whose header says only "Company"): a name of two words
-    or more, not a figure. `asked` is the question's words, lower case, spaced and padded."""
+    or more, not a figure; or a cell opening with a name the question writes with a capital
+    ("ProCourier" for the cell "ProCourier, Inc."). `asked` is the question's words, lower
+    case, spaced and padded; `names`, its capitalised words (see `_names_in`)."""
     cells = {cell for row in item.table.rows[:_CELLS_READ] for cell in row}
     found: set[str] = set()
     for cell in cells:
-        words = _WORD.findall(cell.lower())
-        if len(words) > 1 and not FIGURE_CELL.match(cell) and f" {' '.join(words)} " in asked:
+        if FIGURE_CELL.match(cell):
+            continue
+        words = _WORD.findall(cell)
+        spaced = f" {' '.join(words).lower()} "
+        if (len(words) > 1 and spaced in asked) or (words and words[0] in names):
             found |= content_words(cell)
     return found
+
+
+def _names_in(question: str) -> set[str]:
+    """The words a question writes with a capital where a sentence would not (not its first
+    word), letters only, at least three, not all capitals: "ProCourier", "Nespresso"."""
+    words = _WORD.findall(question)
+    return {
+        word
+        for word in words[1:]
+        if len(word) >= 3 and word.isalpha() and word[0].isupper() and not word.isupper()
+    }
 
 
 def _from_table(hit: Hit, item: SourceTable) -> bool:

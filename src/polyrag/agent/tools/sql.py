@@ -169,17 +169,19 @@ class SqlResult:
     rows: tuple[tuple[Any, ...], ...]
     cited: tuple[CitedCells, ...]
     truncated: bool = False
+    note: str = ""  # where the values a query that found nothing looked for are
 
     def text(self) -> str:
         """The result as the model reads it: one line per row, values with their column."""
+        note = f"\nnote: {self.note}" if self.note else ""
         if not self.rows:
-            return "no rows"
+            return "no rows" + note
         lines = []
         for row in self.rows:
             pairs = zip(self.columns, row, strict=True)
             lines.append(", ".join(f"{c} = {_value(v)}" for c, v in pairs))
         more = f"\n(only the first {MAX_RESULT_ROWS} rows)" if self.truncated else ""
-        return "\n".join(lines) + more
+        return "\n".join(lines) + more + note
 
     def values(self) -> list[str]:
         return [_value(v) for row in self.rows for v in row]
@@ -345,14 +347,83 @@ class TableDatabase:
     def run(self, query: str) -> SqlResult:
         tree = self.check(query)
         sql = tree.sql(dialect="duckdb")
-        rows, columns = self._execute(sql)
+        try:
+            rows, columns = self._execute(sql)
+        except SqlError as error:
+            raise SqlError(f"{error}{self._column_elsewhere(str(error), tree)}") from None
+        empty = all(v is None for row in rows for v in row)
         return SqlResult(
             query=sql,
             columns=columns,
             rows=tuple(rows[:MAX_RESULT_ROWS]),
             cited=tuple(self._cited(tree)),
             truncated=len(rows) > MAX_RESULT_ROWS,
+            note=self._values_elsewhere(tree) if empty else "",
         )
+
+    def _values_elsewhere(self, tree: exp.Expression) -> str:
+        """For a query that found nothing, where the text its conditions look for is: "WHERE
+        summary_by_month LIKE '%ProCourier%'" over a monthly summary, when the layoff list
+        beside it names ProCourier in its column company (told only that it found nothing,
+        the model wrote the same query again). Empty when no other listed table holds it."""
+        read = {t.name for t in tree.find_all(exp.Table)}
+        where = list(tree.find_all(exp.Where))
+        sought = {
+            text
+            for condition in where
+            for literal in condition.find_all(exp.Literal)
+            if literal.is_string and len(text := literal.this.strip("%").strip()) >= 3
+        }
+        found = []
+        for text in sorted(sought):
+            for table in self.tables:
+                if table.name in read:
+                    continue
+                for column in (c for c in table.columns if not c.numeric):
+                    try:
+                        ((count,),), _ = self._execute(
+                            f'SELECT COUNT(*) FROM "{table.name}" '
+                            f'WHERE "{column.name}" ILIKE {_quoted(f"%{text}%")}',
+                            limit=None,
+                        )
+                    except SqlError:  # a hint only: a slow column is passed over
+                        continue
+                    if count:
+                        found.append(f"'{text}' is in the column {column.name} of {table.name}")
+        if not found:
+            return ""
+        return "; ".join(found[:3]) + ", which the query did not read"
+
+    def _column_elsewhere(self, error: str, tree: exp.Expression) -> str:
+        """Where the query should read, as a sentence to add to DuckDB's "Referenced column
+        "company" not found": the table holding the columns its WHERE conditions name (the
+        rows the question is about), and that table's number columns. Told only the error, the
+        model wrote the same query three times over the monthly summary of a layoff list, or
+        joined the list to it on a column the summary does not have."""
+        missing = _MISSING_COLUMN.search(error)
+        if missing is None:
+            return ""
+        name = missing.group(1).lower()
+        read = [t.name for t in tree.find_all(exp.Table) if t.name in self._by_name]
+        conditioned = {
+            c.name.lower() for where in tree.find_all(exp.Where) for c in where.find_all(exp.Column)
+        } - {ROW_COLUMN}
+        if not conditioned:
+            return ""
+        rows_in = [
+            table
+            for table in sorted(self.tables, key=lambda t: t.name not in read)
+            if conditioned <= {c.name for c in table.columns}
+        ]
+        if not rows_in:
+            return ""
+        table = rows_in[0]
+        figures = ", ".join(c.name for c in table.columns if c.numeric)
+        figures = f"; its figures are in {figures}" if figures else ""
+        if table.name in read:
+            return f"; {table.name} has no column {name}{figures}"
+        where = ", ".join(sorted(conditioned))
+        return f"; the rows asked about are in {table.name} (its column {where}): read it{figures}"
 
     def titles(self) -> str:
         """What the tables are, in words: each one's file, name, place and title."""
@@ -772,6 +843,10 @@ def _runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
 
 def _letter_order(letter: str) -> tuple[int, str]:
     return len(letter), letter
+
+
+# DuckDB's words for a column no table of the query has.
+_MISSING_COLUMN = re.compile(r'Referenced column "([^"]+)" not found')
 
 
 def _first_line(error: BaseException) -> str:
