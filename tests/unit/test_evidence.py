@@ -281,6 +281,41 @@ def test_a_long_table_is_shown_by_the_rows_that_name_what_the_question_asks() ->
     assert evidence.chunk.chunk_id in {c.chunk_id for c in with_rows}
 
 
+def test_a_long_table_of_words_shows_the_row_the_question_names() -> None:
+    """A row of words (a type, a description) answers as a row of figures does: "INTEGER"
+    was left out as a section line with no figures, and the model read "VARCHAR(128)" off
+    the row before it."""
+    names = ["CLIENT_HOST", "CLIENT_IPADDR", "CLIENT_PORT", "PACKAGE_NAME", "PACKAGE_SCHEMA"]
+    names += ["PACKAGE_VERSION", "ROUTINE_SCHEMA", "ROUTINE_SPECIFIC_NAME", "ROUTINE_TYPE"]
+    types = {"CLIENT_PORT": "INTEGER", "ROUTINE_TYPE": "CHAR(1)"}
+    markdown = "\n".join(
+        [
+            "Table 3-2 Built-in global variables",
+            "| Global variable | Type | Description |",
+            "| --- | --- | --- |",
+            *(
+                f"| {name} | {types.get(name, 'VARCHAR(128)')} | The {name.lower()} of the "
+                "current connection as the system returns it |"
+                for name in names
+            ),
+        ]
+    )
+    where = Locator(page=12)
+    chunks = chunked(REPORT, [Block(BlockKind.TABLE, markdown, where)])
+    with_rows = [c for c in chunks if "Row " in c.text]
+    assert len(with_rows) >= 2
+    port = next(c for c in with_rows if "CLIENT_PORT" in c.text)
+    (evidence,) = select_evidence(
+        [hit(port, 0.9)],
+        "What is the data type of CLIENT_PORT?",
+        words,
+        400,
+        parents=lookup(chunks),
+    )
+    first_row = evidence.text.splitlines()[1]
+    assert first_row.startswith("Row 4: Global variable is CLIENT_PORT, Type is INTEGER")
+
+
 def test_a_long_table_that_names_nothing_asked_is_shown_as_retrieved() -> None:
     chunks = statement_chunks()
     rows = next(c for c in chunks if c.modality is Modality.TABLE and "Row " in c.text)

@@ -266,6 +266,71 @@ def test_a_table_without_text_lines_goes_above_the_first_line_below_it() -> None
     assert list(with_tables([], [grid], box=lambda line: line.box)) == [grid]
 
 
+def test_a_table_the_text_stream_writes_last_stands_under_the_line_over_it() -> None:
+    """The page's footer first, then its text, then the table's rows: the table goes after
+    its caption, not after the page's last paragraph. A table written in place stays there."""
+    lines = [
+        Line("20 Footer", (50, 28, 300, 37)),
+        Line("Table 3-2 Built-in global variables", (50, 690, 300, 698)),
+        Line("3.3 A heading under the table", (50, 455, 300, 469)),
+        Line("Its paragraph", (50, 430, 300, 440)),
+        Line("A B", (50, 600, 300, 612)),
+        Line("1 2", (50, 580, 300, 592)),
+    ]
+    grid = table(top=620, bottom=570)
+    assert list(with_tables(lines, [grid], box=lambda line: line.box)) == [
+        lines[:2],
+        grid,
+        lines[2:4],
+    ]
+    in_place = [lines[1], *lines[4:], *lines[2:4]]
+    assert list(with_tables(in_place, [grid], box=lambda line: line.box)) == [
+        [lines[1]],
+        grid,
+        lines[2:4],
+    ]
+
+
+@needs_eval
+def test_a_ruled_table_takes_the_caption_printed_over_it() -> None:
+    """The IBM Redbook writes Table 3-2's rows after the rest of page 20's text; the table
+    was read under "The following function invocation returns a value of 0:", which titled
+    it, and its caption stayed a line of text two sections away."""
+    from polyrag.parse.pdf import PdfParser
+
+    path = EVAL / "corpus" / "pdf_tables" / "docling__redp5110_sampled.pdf"
+    document = PdfParser().parse(path.read_bytes(), name=path.name)
+    page = [b for b in document.blocks if b.locator.page == 12 and b.text]
+    kinds = [(b.kind, b.text.split("\n")[0]) for b in page[:3]]
+    assert kinds == [
+        (BlockKind.TEXT, "Table 3-2 lists the nine built-in global variables."),
+        (BlockKind.TABLE, "Table 3-2 Built-in global variables"),
+        (BlockKind.HEADING, "3.3 VERIFY_GROUP_FOR_USER function"),
+    ]
+    assert "| CLIENT_PORT | INTEGER |" in page[1].text
+
+
+def test_only_a_numbered_caption_right_over_a_table_is_taken_for_it() -> None:
+    from polyrag.parse.pdf import _caption_over
+
+    grid = table(top=620, bottom=570)
+
+    def text(line: str, bottom: float, page: int = 3) -> Block:
+        return Block(BlockKind.TEXT, line, Locator(page=page, bbox=(50, bottom, 300, bottom + 9)))
+
+    blocks = [text("Intro", 700), text("Table 4. Sales by region", 626)]
+    assert _caption_over(blocks, 3, grid) == "Table 4. Sales by region"
+    assert [b.text for b in blocks] == ["Intro"]  # the caption is the table's now
+    for other in (
+        text("Table 4. Sales by region", 660),  # further up than two lines
+        text("Table 4. Sales by region", 626, page=2),
+        text("Sales by region", 626),
+        text("Tables are below.", 626),
+    ):
+        assert _caption_over([other], 3, grid) == ""
+    assert _caption_over([text("Table 4", 626)], 3, replace(grid, caption="Own")) == ""
+
+
 def test_a_pdf_table_block_chunks_with_its_page_and_box() -> None:
     grid = table(top=620, bottom=570)
     blocks = [

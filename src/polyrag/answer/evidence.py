@@ -351,9 +351,13 @@ def table_rows(chunk: Chunk, lookup: ParentLookup) -> TableRows | None:
 
 
 def _row_words(sentence: str) -> set[str]:
-    """The content words of a row's label; none for a row without figures."""
+    """The content words of a row's label; none for a row that answers nothing: one without
+    figures, unless it pairs two or more column names with their words (a table of words:
+    "Global variable is CLIENT_PORT, Type is INTEGER" answers which type CLIENT_PORT has)."""
     row = read_row_sentence(sentence)
-    if row is None or not _HAS_FIGURE.search(row.figures):
+    if row is None:
+        return set()
+    if not _HAS_FIGURE.search(row.figures) and (row.labelled or len(row.pairs()) < 2):
         return set()
     return content_words(row.label) | row_key(sentence)
 

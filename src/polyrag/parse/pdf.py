@@ -57,6 +57,11 @@ _DIMENSION_HEIGHT = re.compile(rb"/Height\s*(\d+)\b(?!\s+\d+\s+R)")
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _FONT_NAME = 128  # bytes read of a font's name
 _BOLD_FACE = re.compile(r"bold|black|heavy|demi|semibd", re.IGNORECASE)
+# A table's printed caption: "Table 3-2 Built-in global variables", "Exhibit 4. Sales".
+_CAPTION = re.compile(
+    r"(?:Table|TABLE|Exhibit|EXHIBIT|Schedule|SCHEDULE)\s+[A-Z]?\d+(?:[-.]\d+)*\b"
+)
+_CAPTION_CHARS = 160
 _HEADING_WORDS = 16  # longer paragraphs are not headings
 _FURNITURE_MIN_PAGES = 4  # running headers and footers are looked for in longer documents
 _EDGE_BLOCKS = 2  # paragraphs at each end of a page that may be a running header or footer
@@ -106,7 +111,7 @@ class PdfParser:
     """Born-digital, scanned and mixed PDFs; pages without a usable text layer are OCR'd."""
 
     media_types = frozenset({"pdf"})
-    version = "17"  # 17: a band of rows beside labels merged over it is split into its rows
+    version = "18"  # 18: a table the text stream writes last stands under its caption
 
     def __init__(self, ocr: Ocr | None = None) -> None:
         self._ocr = ocr if ocr is not None else Ocr()
@@ -208,7 +213,8 @@ class PdfParser:
             headings = _Headings(lines)
             for run in with_tables(lines, tables, box=_box, text=lambda line: line.text):
                 if isinstance(run, PdfTable):  # a table, where its lines stood
-                    reading.blocks.append(run.block(number, caption=headings.over))
+                    caption = _caption_over(reading.blocks, number, run) or headings.over
+                    reading.blocks.append(run.block(number, caption=caption))
                     headings.passed()
                     continue
                 for part in _statements(run, number, reading):
@@ -603,6 +609,27 @@ class _Headings:
         larger = self.body > 0 and min(line.size for line in group) >= 1.15 * self.body
         capitals = sum(char.isupper() for char in text) >= 0.7 * letters
         return bold or larger or (self.leading and capitals)
+
+
+def _caption_over(blocks: list[Block], page: int, table: PdfTable) -> str:
+    """The caption printed right over a ruled table that has none of its own ("Table 3-2
+    Built-in global variables"), taken off the page's text: the last block read, a line of
+    text on the same page opening with "Table", "Exhibit" or "Schedule" and a number, standing
+    within two lines' height above the table's top. Empty otherwise."""
+    if table.caption or not blocks:
+        return ""
+    last = blocks[-1]
+    box = last.locator.bbox
+    if last.kind is not BlockKind.TEXT or last.locator.page != page or box is None:
+        return ""
+    text = " ".join(last.text.split())
+    gap = box[1] - table.bbox[3]
+    if len(text) > _CAPTION_CHARS or not _CAPTION.match(text):
+        return ""
+    if not 0 <= gap <= 2 * (box[3] - box[1]):
+        return ""
+    blocks.pop()
+    return text
 
 
 def _table_top(line: str) -> bool:

@@ -191,10 +191,12 @@ def with_tables(
     text: Callable[[T], str] | None = None,
 ) -> Iterator[list[T] | PdfTable]:
     """The page's lines in order, those inside a table replaced by the table, which stands
-    where its first line stood (a table with no text line goes before the first line below
-    it). Consecutive lines outside tables come as one list. With `text`, a line inside a
-    table whose words its cells do not hold (a column the grid did not close) stays a line:
-    nothing on the page is lost."""
+    where its first line stood, or before the first line below it within its width when that
+    comes sooner (a page whose text stream writes its table last: the table then stands under
+    its caption, not under the page's last paragraph), and a table with no text line before
+    the first line below it. Consecutive lines outside tables come as one list. With `text`,
+    a line inside a table whose words its cells do not hold (a column the grid did not close)
+    stays a line: nothing on the page is lost."""
     boxes = [box(line) for line in lines]
     held = [_compact(table.markdown) for table in tables]
 
@@ -204,26 +206,56 @@ def with_tables(
         words = [word for word in _compact(text(line)).split() if len(word) > 1] if text else []
         return not words or 2 * sum(word in held[i] for word in words) >= len(words)
 
-    holding = {i for i in range(len(tables)) if any(holds(i, line) for line in lines)}
+    inside = [next((i for i in range(len(tables)) if holds(i, line)), None) for line in lines]
+    holding = {i for i in inside if i is not None}
+    # A table the page's text stream writes after text below it goes after the line right
+    # over it, within its width (its caption), when that line comes before its own lines.
+    after: dict[int, int] = {}
+    for i in holding:
+        first = inside.index(i)
+        x0, _y0, x1, top = tables[i].bbox
+        over = [
+            (where[1], k)
+            for k, where in enumerate(boxes)
+            if inside[k] is None
+            and where
+            and where[1] > top
+            and min(where[2], x1) > max(where[0], x0)
+        ]
+        nearest = min(over, key=lambda found: (found[0], -found[1]), default=None)
+        if (
+            nearest is not None
+            and nearest[1] < first
+            and any(
+                where and where[3] < tables[i].bbox[1] for where in boxes[nearest[1] + 1 : first]
+            )
+        ):
+            after[i] = nearest[1]
     placed: set[int] = set()
     run: list[T] = []
-    for line, where in zip(lines, boxes, strict=True):
-        inside = next((i for i in range(len(tables)) if holds(i, line)), None)
+    for k, (line, where) in enumerate(zip(lines, boxes, strict=True)):
         due = [
             i
             for i, table in enumerate(tables)
             if i not in holding and i not in placed and where and table.bbox[1] > where[3]
         ]
-        if inside is not None and inside not in placed:
-            due.append(inside)
+        held_by = inside[k]
+        if held_by is not None and held_by not in placed:
+            due.append(held_by)
         for i in due:
             if run:
                 yield run
                 run = []
             placed.add(i)
             yield tables[i]
-        if inside is None:
+        if held_by is None:
             run.append(line)
+        for i in sorted(i for i, anchor in after.items() if anchor == k and i not in placed):
+            if run:
+                yield run
+                run = []
+            placed.add(i)
+            yield tables[i]
     if run:
         yield run
     for i, table in enumerate(tables):
