@@ -337,6 +337,13 @@ def test_an_equality_on_words_that_found_nothing_becomes_contains() -> None:
         ["'Acme' = company"],
     )
     assert equalities_as_contains("SELECT x FROM t WHERE year = '2015' AND n = 3") is None
+    # A dash stands for any dash: the sheet writes "January–June 2022".
+    assert equalities_as_contains(
+        "SELECT SUM(value) FROM v WHERE period = 'January-June 2022'"
+    ) == (
+        "SELECT SUM(value) FROM v WHERE period ILIKE '%January_June 2022%'",
+        ["period = 'January-June 2022'"],
+    )
 
 
 @pytest.mark.parametrize(

@@ -452,7 +452,7 @@ def test_row_sentences_cut_to_fit_keep_the_name_of_their_row() -> None:
         for i, (number, name) in enumerate([(16, "Other businesses (d)"), (18, "Total")])
     )
     chunk = Chunk("r", "s", "/docs/segments.xlsx", text, Locator(sheet="S"), Modality.TABLE)
-    question = "What was the trading operating profit in January-June 2023?"
+    question = "What was the trading operating profit of other businesses in January-June 2023?"
     (shown,) = select_evidence([hit(chunk, 0.9)], question, words, budget=40)
     lines = shown.text.split("\n")
     assert all(line.startswith("Row ") and "Column 1 is " in line for line in lines)
@@ -469,6 +469,28 @@ def test_row_sentences_cut_to_fit_keep_the_name_of_their_row() -> None:
         "Row 9: Column 1 is Zone NA, of which impairment of property, plant and equipment is -29, "
         "Sales is 12553"
     )
+
+
+def test_of_two_rows_the_one_the_question_names_comes_first() -> None:
+    """A chunk of two rows (Nestlé's Powdered and Liquid Beverages, then Water) kept its order,
+    and the share left room for the first row alone: asked about Water, the model read the
+    beverages' restructuring costs."""
+    text = "\n".join(
+        f"Row {n}: Period is January–June 2023, Column 1 is {name}, Sales is {sales}, "
+        f"of which restructuring costs is {costs}"
+        for n, name, sales, costs in [
+            (9, "Powdered and Liquid Beverages", 12339, -32),
+            (10, "Water", 1706, -94),
+        ]
+    )
+    chunk = Chunk("r", "s", "/docs/segments.xlsx", text, Locator(sheet="S"), Modality.TABLE)
+    question = "What were Water's restructuring costs in January-June 2023?"
+    (shown,) = select_evidence([hit(chunk, 0.9)], question, words, budget=24)
+    assert shown.text.split("\n")[0] == (
+        "Row 10: Period is January–June 2023, Column 1 is Water, "
+        "of which restructuring costs is -94"
+    )
+    assert rows_first(text, {"sales"}) == text  # rows the question names alike keep their order
 
 
 def test_the_best_row_keeps_its_name_and_first_figure_in_a_tight_share() -> None:

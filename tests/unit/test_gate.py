@@ -35,6 +35,15 @@ def test_full_names_a_passage_writes_are_found() -> None:
     assert names_written("Did Carla Diaz start before Hugo Brandt?", [hit(ROWS, 0.1)]) == ""
 
 
+def test_a_name_a_listing_writes_surname_first_is_found() -> None:
+    """The Senate's listing of payees writes "ENGLERT, PAYTON A STAFF ASSISTANT 25,499.96":
+    asked about Payton Englert, the gate refused before any model call."""
+    listing = hit("BAIN, J MATTHEW DISTRICT DIRECTOR 37,499.96\nENGLERT, PAYTON A STAFF", 0.14)
+    assert names_written("What is Payton Englert's position?", [listing]) == "'Payton Englert'"
+    assert names_written("What is Payton Bain's position?", [listing]) == ""
+    assert names_written("What is Englert Payton's position?", [listing]) == ""
+
+
 def gate(tmp_path: Path, hits: list[Hit], question: str) -> tuple[str | None, Trace]:
     steps = Steps(WordRetriever(), FallbackChain([Replies([])]), Settings(home=tmp_path))
     trace = Trace(lambda _event: None)

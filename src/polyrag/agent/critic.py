@@ -364,11 +364,15 @@ def drop_unnamed_filters(
     return tree.sql(dialect="duckdb"), dropped
 
 
+_DASHES = re.compile(r"[-‐‑‒–—−]")
+
+
 def equalities_as_contains(query: str) -> tuple[str, list[str]] | None:
-    """The query with each condition "column = 'words'" as "column ILIKE '%words%'", and
-    those conditions: "company = 'ProCourier'" finds no row of a list that writes
-    "ProCourier, Inc.". Only values with a letter; None when there is none, or the query does
-    not parse. For a query that found nothing."""
+    """The query with each condition "column = 'words'" as "column ILIKE '%words%'" (a dash
+    matching any dash), and those conditions: "company = 'ProCourier'" finds no row of a
+    list that writes "ProCourier, Inc.", nor "period = 'January-June 2022'" the period
+    "January–June 2022". Only values with a letter; None when there is none, or the query
+    does not parse. For a query that found nothing."""
     tree = _parsed(query)
     if tree is None:
         return None
@@ -386,7 +390,9 @@ def equalities_as_contains(query: str) -> tuple[str, list[str]] | None:
             ):
                 continue
             turned.append(equal.sql(dialect="duckdb"))
-            pattern = exp.Literal.string(f"%{value.this.strip('%')}%")
+            # Any dash for any dash: "January-June 2022" is written "January–June 2022".
+            words = _DASHES.sub("_", value.this.strip("%"))
+            pattern = exp.Literal.string(f"%{words}%")
             equal.replace(exp.ILike(this=column.copy(), expression=pattern))
     if not turned:
         return None

@@ -266,15 +266,18 @@ def names_in(text: str) -> list[str]:
 
 def names_written(question: str, hits: Sequence[Hit]) -> str:
     """The question's full names (of two words or more: "Carla Diaz"), quoted, when one of the
-    passages writes every one of them; "" otherwise. A single word ("West", "April") is no
-    evidence: every document has some."""
-    names = [name for name in names_in(question) if len(name.split()) >= 2]
+    passages writes every one of them, as the question does or surname first as a listing
+    does ("ENGLERT, PAYTON A" for "Payton Englert"); "" otherwise. A single word ("West",
+    "April") is no evidence: every document has some."""
+    names = [re.sub(r"['’]s$", "", n) for n in names_in(question) if len(n.split()) >= 2]
     if not names:
         return ""
-    patterns = [
-        re.compile(rf"(?<!\w){re.escape(' '.join(name.split()))}(?!\w)", re.IGNORECASE)
-        for name in names
-    ]
+    patterns = []
+    for name in names:
+        *given, surname = name.split()
+        written = re.escape(" ".join([*given, surname]))
+        listed = rf"{re.escape(surname)},\s*{re.escape(' '.join(given))}"
+        patterns.append(re.compile(rf"(?<!\w)(?:{written}|{listed})(?!\w)", re.IGNORECASE))
     for hit in hits:
         text = " ".join(hit.chunk.text.split())
         if all(pattern.search(text) for pattern in patterns):

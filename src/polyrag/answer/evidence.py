@@ -372,7 +372,7 @@ def rows_first(text: str, terms: set[str]) -> str:
     original = text.split("\n")
     lines = [figures_first(line, terms) for line in original]
     rows = [i for i, line in enumerate(lines) if _ROW_LINE.match(line)]
-    if len(rows) < 3:
+    if not rows:
         return "\n".join(lines)
     head_end = rows[0]
     if lines[rows[0]].startswith("|"):  # a Markdown table: its header and separator stay on top
@@ -381,7 +381,7 @@ def rows_first(text: str, terms: set[str]) -> str:
             head_end += 1
     body = [i for i in rows if i >= head_end]
     scored = [(_closeness(terms, _named_by(original[i])), i) for i in body]
-    if len({score for score, _ in scored}) == 1:  # every row named alike, or none
+    if len({score for score, _ in scored}) <= 1:  # one row, every row named alike, or none
         return "\n".join(lines)
     ordered = sorted(scored, key=lambda pair: pair[0])
     tail = [line for i, line in enumerate(lines) if i >= head_end and i not in set(body)]
@@ -394,7 +394,8 @@ def _closeness(terms: set[str], named: set[str]) -> tuple[int, int]:
     "Net deferred tax asset before valuation allowance", asked for the net deferred tax
     asset). Rows the question does not name keep their order."""
     shared = len(terms & named)
-    return -shared, len(named - terms) if shared else 0
+    extra = [word for word in named - terms if not word.isdigit()]  # a row's figures are no name
+    return -shared, len(extra) if shared else 0
 
 
 def _named_by(line: str) -> set[str]:
