@@ -392,6 +392,18 @@ def test_the_years_a_question_names_are_no_operands() -> None:
             "divided by itself",
         ),
         (
+            "What was gross profit as a percentage of net sales for the 52 weeks ended 2023?",
+            "(10208580 - 8630889) / 8630889 * 100",
+            "(10,208,580 − 8,630,889) ÷ 8,630,889 × 100 = 18.28",
+            "as a percentage of another, not a change",
+        ),
+        (
+            "By how much did merchandise inventories increase from 2022 to 2023?",
+            "340.8 - 340.8",
+            "340.8 − 340.8 = 0",
+            "subtracted from itself",
+        ),
+        (
             "What is the 2019 average duck count?",
             "(135 - 120) / 120 * 100",
             "(135 − 120) ÷ 120 × 100 = 12.5",

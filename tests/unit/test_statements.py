@@ -133,6 +133,8 @@ def test_a_question_names_a_figure_and_its_fiscal_years(question: str, described
         "What were the sales contributed to the segment's net sales in fiscal 2019?",
         "What are the components of cost of sales for Amazon's FY2017?",
         "What Was AMCOR's Adjusted Non GAAP EBITDA for FY 2023",
+        "What is Ulta Beauty's fiscal 2023 outlook for capital expenditures?",  # guidance
+        "What capital expenditures does the company expect for fiscal 2024?",
         # A part of the company's figure: a brand's, a country's, segments'.
         "How much net sales did the Cheerios brand generate for General Mills in fiscal 2022?",
         "How much of Nike's fiscal 2019 revenue was derived in the United States?",

@@ -55,6 +55,19 @@ _OPERATIONS = frozenset(
 _LINES = re.compile(r"\n|(?<=[a-z0-9)%])\.\s+(?=[A-Z])")  # rows and sentences
 # "4044 - 3316 / 3316 * 100": the change lost its parentheses.
 _SELF_DIVIDED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*/\s*\1(?![\d.])")
+# "Gross profit as a percentage of net sales": one figure over another, no change.
+_AS_SHARE_OF = re.compile(
+    r"\bas an? (?:percent(?:age)?|share|proportion|fraction|ratio|%) of\b", re.IGNORECASE
+)
+_ASKS_CHANGE = re.compile(
+    r"\b(?:chang\w*|increas\w*|decreas\w*|grow\w*|growth|declin\w*|rose|rise[ns]?|fell|"
+    r"fall\w*|drop\w*|differ\w*|from\b[^?]*\bto)\b",
+    re.IGNORECASE,
+)
+# "(10208580 - 8630889) / 8630889": a change over its base.
+_CHANGE_OVER = re.compile(r"\([^()]*[−-][^()]*\)\s*[÷/]")
+# "340.8 - 340.8": a change taken between a figure and itself.
+_SELF_SUBTRACTED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*-\s*\1(?![\d.])")
 _AVERAGE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
 # An amount of change: "by how much did it increase" asks for the amount, in the figures' unit.
 _DIFFERENCE = re.compile(
@@ -895,6 +908,16 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "the question asks for a percentage, so the expression must divide: "
             "(new - old) / old * 100",
         )
+    if (
+        _AS_SHARE_OF.search(question)
+        and not _ASKS_CHANGE.search(question)
+        and _CHANGE_OVER.search(expression)
+    ):
+        return Review(
+            "repair",
+            "the question asks for one figure as a percentage of another, not a change: "
+            "part / whole * 100, with the two figures of the same period",
+        )
     unasked = _unasked_operation(question, outcome.formula)
     if unasked:
         return Review("discard", unasked)
@@ -911,6 +934,13 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "repair",
             f"the row {row[0]!r} has {first}: {show(old)} and {last}: {show(new)}: "
             + (f"compute {formula}" if _PERCENT.search(question) else "take those two values"),
+        )
+    if _SELF_SUBTRACTED.search(expression):
+        return Review(
+            "repair",
+            "a number is subtracted from itself: a change is between two different figures, "
+            "those of the two periods or rows the question names",
+            search=_subject(question),
         )
     # By their first letters ("widget" is the row "Widgets"), a row read with its sheet's title.
     terms = {w[:5] for w in content_words(question) - _GENERIC}

@@ -82,6 +82,8 @@ _NOT_A_FIGURE = re.compile(
     r"^\W*(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)\b|"
     r"\bwhat (?:drove|drives|caused|explains)\b|\bwhy\b|\bcomponents? of\b|\bbreakdown\b|"
     r"\bwhat kinds?\b|\bproportion\b|\bsum of\b|\bcontributed\b|"
+    # what the company expects, not what it reported
+    r"\boutlook\b|\bguidance\b|\bforecast\w*\b|\bprojected\b|\bexpect\w*\b|\bplans?\b|"
     # a measure of the company's own making, or a formula of the asker's
     r"(?<!un)adjusted\b|\bnon[- ]?GAAP\b|\bnumerator\b|\bdenominator\b",
     re.IGNORECASE,
