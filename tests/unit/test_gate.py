@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from polyrag.agent.questions import names_written
+from polyrag.agent.questions import name_beside_figure, names_written
 from polyrag.agent.steps import Steps
 from polyrag.agent.trace import Trace
 from polyrag.llm.fallback import FallbackChain
@@ -42,6 +42,25 @@ def test_a_name_a_listing_writes_surname_first_is_found() -> None:
     assert names_written("What is Payton Englert's position?", [listing]) == "'Payton Englert'"
     assert names_written("What is Payton Bain's position?", [listing]) == ""
     assert names_written("What is Englert Payton's position?", [listing]) == ""
+
+
+def test_a_line_giving_the_name_and_the_replys_figure_answers_the_lookup() -> None:
+    """A precinct's results ("NEEL KASHKARI 247 REP") and a listing of payees answer "how many
+    votes did Neel Kashkari receive?": the model judge, weighing the ballot's jumble, had
+    refused the right reply. Another name's figure, or a figure further on, is no such line."""
+    ballot = ["VOTER NOMINATED YES 90 NEEL KASHKARI 247 REP NO 142 EDMUND G BROWN 69 DEM"]
+    question = "How many votes did Neel Kashkari receive?"
+    assert name_beside_figure(question, "He received 247 votes [1].", ballot) == (
+        "'NEEL KASHKARI 247'"
+    )
+    assert name_beside_figure(question, "He received 142 votes [1].", ballot) == ""
+    assert name_beside_figure(question, "He received 69 votes [1].", ballot) == ""
+    assert name_beside_figure("How many votes did Gavin Newsom get?", "247", ballot) == ""
+    listing = ["ENGLERT, PAYTON A STAFF ASSISTANT 25,499.96"]
+    paid = name_beside_figure("What was Payton Englert paid?", "$25,499.96 [1]", listing)
+    assert paid == "'ENGLERT, PAYTON A STAFF ASSISTANT 25,499.96'"
+    # Two figures added by the reply: which one the line gives does not settle it.
+    assert name_beside_figure(question, "247 votes, 12% of 2,000 [1]", ballot) == ""
 
 
 def gate(tmp_path: Path, hits: list[Hit], question: str) -> tuple[str | None, Trace]:

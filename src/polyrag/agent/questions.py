@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from polyrag.answer.citations import MARKER
 from polyrag.answer.evidence import content_words, stems
+from polyrag.answer.numbers import numbers_in_text, same_number
 from polyrag.months import MONTHS, month_number
 from polyrag.types import Hit
 
@@ -269,20 +271,56 @@ def names_written(question: str, hits: Sequence[Hit]) -> str:
     passages writes every one of them, as the question does or surname first as a listing
     does ("ENGLERT, PAYTON A" for "Payton Englert"); "" otherwise. A single word ("West",
     "April") is no evidence: every document has some."""
-    names = [re.sub(r"['’]s$", "", n) for n in names_in(question) if len(n.split()) >= 2]
+    names = _full_names(question)
     if not names:
         return ""
-    patterns = []
-    for name in names:
-        *given, surname = name.split()
-        written = re.escape(" ".join([*given, surname]))
-        listed = rf"{re.escape(surname)},\s*{re.escape(' '.join(given))}"
-        patterns.append(re.compile(rf"(?<!\w)(?:{written}|{listed})(?!\w)", re.IGNORECASE))
+    patterns = [re.compile(rf"(?<!\w){_name_written(name)}(?!\w)", re.IGNORECASE) for name in names]
     for hit in hits:
         text = " ".join(hit.chunk.text.split())
         if all(pattern.search(text) for pattern in patterns):
             return " and ".join(f"'{name}'" for name in names)
     return ""
+
+
+def name_beside_figure(question: str, reply: str, passages: Sequence[str]) -> str:
+    """What a passage writes when it gives one of the question's full names and, right after
+    it, the one figure the reply adds to the question ("NEEL KASHKARI 247" for "Neel Kashkari
+    received 247 votes"): a line of a listing or a ballot's results, which answers a lookup
+    about that name whatever the words around it. "" otherwise."""
+    asked = numbers_in_text(question)
+    added = {
+        n
+        for n in numbers_in_text(MARKER.sub(" ", reply))
+        if not any(same_number(n, q) for q in asked)
+    }
+    if len(added) != 1:
+        return ""
+    (figure,) = added
+    for name in _full_names(question):
+        # The name, at most three words of its line (a middle initial, a title), the figure.
+        pattern = re.compile(
+            rf"(?<!\w){_name_written(name)}(?:\s+[^\W\d]+\.?){{0,3}}\s+"
+            r"(?P<figure>[$€£]?\d[\d,]*(?:\.\d+)?)(?![\w.,]\d)",
+            re.IGNORECASE,
+        )
+        for passage in passages:
+            for found in pattern.finditer(" ".join(passage.split())):
+                if any(same_number(figure, n) for n in numbers_in_text(found["figure"])):
+                    return f"'{found.group(0)}'"
+    return ""
+
+
+def _full_names(question: str) -> list[str]:
+    """The question's names of two words or more, without a possessive ("Payton Englert")."""
+    return [re.sub(r"['’]s$", "", n) for n in names_in(question) if len(n.split()) >= 2]
+
+
+def _name_written(name: str) -> str:
+    """A pattern for a name as written ("Payton Englert") or surname first, as a listing
+    writes it ("ENGLERT, PAYTON")."""
+    *given, surname = name.split()
+    written = re.escape(" ".join([*given, surname]))
+    return rf"(?:{written}|{re.escape(surname)},\s*{re.escape(' '.join(given))})"
 
 
 # -- who is older: birth dates compared by code --------------------------------------------------

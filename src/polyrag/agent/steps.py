@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from polyrag.agent.questions import names_written
+from polyrag.agent.questions import name_beside_figure, names_written
 from polyrag.agent.trace import Trace, now
 from polyrag.answer.citations import MARKER
 from polyrag.answer.evidence import (
@@ -340,6 +340,15 @@ class Steps:
         ):
             return verdict
         started = now()
+        beside = name_beside_figure(question, verdict.text, [item.text for item in cited])
+        if beside:  # a line of a listing gives the name asked about and the reply's figure
+            trace.add(
+                "answered",
+                f"a cited passage writes {beside}, the name asked about with the reply's figure",
+                {"written": beside},
+                started,
+            )
+            return verdict
         # Each passage with its file and place: a document's name can say what its text does
         # not ("expense-policy-2024.md" for "the 2024 one").
         places = dict.fromkeys((label(i.chunk), i.text) for i in cited)
