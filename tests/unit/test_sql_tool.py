@@ -517,6 +517,13 @@ def test_a_missing_column_error_says_which_table_holds_the_rows_asked_about(
     assert str(over_list.value).endswith(
         "; table_1 has no column employees_affected; its figures are in no_of"
     )
+    with pytest.raises(SqlError) as joined:
+        layoffs.run(
+            "SELECT SUM(s.employees_affected) FROM table_1 AS l JOIN table_16 AS s "
+            "ON l.company = s.company WHERE l.company = 'ProCourier'"
+        )
+    assert "does not have a column named" in str(joined.value)
+    assert str(joined.value).endswith("; company is a column of table_1 only")
     with pytest.raises(SqlError) as unconditioned:
         layoffs.run("SELECT SUM(employees) FROM table_1")
     assert str(unconditioned.value).endswith("not found in FROM clause!")

@@ -216,9 +216,9 @@ class ToolCalls:
         """A query that found nothing, run again by code with its equalities on words as
         "contains" ("company = 'ProCourier'" over "ProCourier, Inc."); one that failed or found
         nothing, without the WHERE conditions on values the question never names; one that
-        picked its answer before
-        ranking ("Which state had the most …?" over three example rows), without that pick. The
-        first attempt stays in the trace."""
+        picked its answer before ranking ("Which state had the most …?" over three example
+        rows), without that pick. The first repair that finds rows is taken; the first attempt
+        stays in the trace."""
         asked = str(outcome.arguments.get("query", ""))
         tries: list[tuple[str, str, list[str]]] = []  # (query, why, conditions dropped)
         if outcome.ok and not critic.found_nothing(outcome.result):

@@ -28,7 +28,7 @@ def question_tables(
     rank = {source: i for i, source in enumerate(sources)}
     terms = content_words(question)
     asked = f" {' '.join(_WORD.findall(question.lower()))} "
-    names = _names_in(question)
+    names = _capitalised(question)
 
     def score(item: SourceTable) -> tuple[int, int, int]:
         table = item.table
@@ -50,7 +50,7 @@ def _cell_words(item: SourceTable, asked: str, names: set[str]) -> set[str]:
     Corporation" in a list of layoffs whose header says only "Company"): a name of two words
     or more, not a figure; or a cell opening with a name the question writes with a capital
     ("ProCourier" for the cell "ProCourier, Inc."). `asked` is the question's words, lower
-    case, spaced and padded; `names`, its capitalised words (see `_names_in`)."""
+    case, spaced and padded; `names`, its capitalised words (see `_capitalised`)."""
     cells = {cell for row in item.table.rows[:_CELLS_READ] for cell in row}
     found: set[str] = set()
     for cell in cells:
@@ -63,7 +63,7 @@ def _cell_words(item: SourceTable, asked: str, names: set[str]) -> set[str]:
     return found
 
 
-def _names_in(question: str) -> set[str]:
+def _capitalised(question: str) -> set[str]:
     """The words a question writes with a capital where a sentence would not (not its first
     word), letters only, at least three, not all capitals: "ProCourier", "Nespresso"."""
     words = _WORD.findall(question)

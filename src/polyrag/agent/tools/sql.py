@@ -403,8 +403,11 @@ class TableDatabase:
         missing = _MISSING_COLUMN.search(error)
         if missing is None:
             return ""
-        name = missing.group(1).lower()
+        name = (missing["a"] or missing["b"]).lower()
         read = [t.name for t in tree.find_all(exp.Table) if t.name in self._by_name]
+        holders = [t.name for t in self.tables if name in {c.name for c in t.columns}]
+        if set(holders) & set(read):  # read, but from the wrong table of a join
+            return f"; {name} is a column of {' and '.join(holders)} only"
         conditioned = {
             c.name.lower() for where in tree.find_all(exp.Where) for c in where.find_all(exp.Column)
         } - {ROW_COLUMN}
@@ -845,8 +848,10 @@ def _letter_order(letter: str) -> tuple[int, str]:
     return len(letter), letter
 
 
-# DuckDB's words for a column no table of the query has.
-_MISSING_COLUMN = re.compile(r'Referenced column "([^"]+)" not found')
+# DuckDB's words for a column no table of the query has, or not the table it names.
+_MISSING_COLUMN = re.compile(
+    r'Referenced column "(?P<a>[^"]+)" not found|does not have a column named "(?P<b>[^"]+)"'
+)
 
 
 def _first_line(error: BaseException) -> str:
