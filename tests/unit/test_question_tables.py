@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from polyrag.agent.tables import question_tables
@@ -82,40 +83,13 @@ def test_a_chart_is_named_by_the_heading_over_it(tmp_path: Path) -> None:
     assert [item.table.name for item in found] == ["Table 2"]
 
 
-def test_a_name_the_question_writes_whole_in_a_tables_rows_names_that_table(
-    tmp_path: Path,
-) -> None:
-    """A list of layoffs says only "Company" in its header; the question names the company
-    ("Microsoft Corporation") and a monthly summary's header says "Employees": both are
-    offered, the list first. A word inside a name ("corporation") is not the name."""
+def layoffs(tmp_path: Path, company: str) -> Callable[[str], list[str]]:
+    """The tables offered for a question over a list of layoffs (its header says only
+    "Company"; its first company is `company`, then "Acme Inc.") and a monthly summary whose
+    header says "Employees"."""
     listing = Table(
         ("Company", "City", "No. Of"),
-        (("Microsoft Corporation", "San Diego", "129"), ("Acme Inc.", "Irvine", "22")),
-        Locator(page=1),
-        name="Table 1",
-    )
-    summary = Table(
-        ("Month", "Employees Affected"), (("July 2015", "8,574"),), Locator(page=9), name="Table 9"
-    )
-    store = SqliteTableStore(tmp_path / "tables.sqlite")
-    store.put("warn", "/d/warn.pdf", [listing, summary])
-    hits = [hit("warn", "Table 9\n| July 2015 |"), hit("warn", "Table 1\n| Acme Inc. |")]
-    question = "How many employees did Microsoft Corporation lay off in total?"
-    found = question_tables(store, question, hits, 4)
-    assert [item.table.name for item in found] == ["Table 1", "Table 9"]
-    found = question_tables(store, "How many employees did the corporation lay off?", hits, 4)
-    assert [item.table.name for item in found] == ["Table 9"]
-
-
-def test_a_capitalised_name_the_question_writes_names_the_cells_it_opens(
-    tmp_path: Path,
-) -> None:
-    """ "ProCourier" names the list whose rows say "ProCourier, Inc." (the monthly summary
-    alone was offered, and the SQL summed all months). Written in lower case, or as the
-    question's first word, or in capitals, a word is no such name."""
-    listing = Table(
-        ("Company", "City", "No. Of"),
-        (("ProCourier, Inc.", "Irvine", "22"), ("Acme Inc.", "Irvine", "12")),
+        ((company, "San Diego", "129"), ("Acme Inc.", "Irvine", "22")),
         Locator(page=1),
         name="Table 1",
     )
@@ -129,6 +103,27 @@ def test_a_capitalised_name_the_question_writes_names_the_cells_it_opens(
     def offered(question: str) -> list[str]:
         return [item.table.name for item in question_tables(store, question, hits, 4)]
 
+    return offered
+
+
+def test_a_name_the_question_writes_whole_in_a_tables_rows_names_that_table(
+    tmp_path: Path,
+) -> None:
+    """The question names the company ("Microsoft Corporation"): the list and the summary
+    are offered, the list first. A word inside a name ("corporation") is not the name."""
+    offered = layoffs(tmp_path, "Microsoft Corporation")
+    question = "How many employees did Microsoft Corporation lay off in total?"
+    assert offered(question) == ["Table 1", "Table 9"]
+    assert offered("How many employees did the corporation lay off?") == ["Table 9"]
+
+
+def test_a_capitalised_name_the_question_writes_names_the_cells_it_opens(
+    tmp_path: Path,
+) -> None:
+    """ "ProCourier" names the list whose rows say "ProCourier, Inc." (the monthly summary
+    alone was offered, and the SQL summed all months). Written in lower case, or as the
+    question's first word, or in capitals, a word is no such name."""
+    offered = layoffs(tmp_path, "ProCourier, Inc.")
     assert offered("How many employees did ProCourier lay off?") == ["Table 1", "Table 9"]
     assert offered("How many employees did procourier lay off?") == ["Table 9"]
     assert offered("How many employees did PROCOURIER lay off?") == ["Table 9"]
