@@ -329,14 +329,19 @@ def test_an_equality_on_words_that_found_nothing_becomes_contains() -> None:
     assert equalities_as_contains(
         "SELECT SUM(no_of) FROM t WHERE company = 'ProCourier' AND year = '2015'"
     ) == (
-        "SELECT SUM(no_of) FROM t WHERE company ILIKE '%ProCourier%' AND year = '2015'",
-        ["company = 'ProCourier'"],
+        "SELECT SUM(no_of) FROM t WHERE company ILIKE '%ProCourier%' AND year ILIKE '%2015%'",
+        ["company = 'ProCourier'", "year = '2015'"],
     )
     assert equalities_as_contains("SELECT x FROM t WHERE 'Acme' = company") == (
         "SELECT x FROM t WHERE company ILIKE '%Acme%'",
         ["'Acme' = company"],
     )
-    assert equalities_as_contains("SELECT x FROM t WHERE year = '2015' AND n = 3") is None
+    assert equalities_as_contains("SELECT x FROM t WHERE n = '12' AND m IN ('1', '2')") is None
+    # Years are written inside periods: "April 27, 2019".
+    assert equalities_as_contains("SELECT AVG(value) FROM v WHERE period IN ('2018', '2019')") == (
+        "SELECT AVG(value) FROM v WHERE (period ILIKE '%2018%' OR period ILIKE '%2019%')",
+        ["period IN ('2018', '2019')"],
+    )
     # A dash stands for any dash: the sheet writes "January–June 2022".
     assert equalities_as_contains(
         "SELECT SUM(value) FROM v WHERE period = 'January-June 2022'"
@@ -369,6 +374,22 @@ def test_the_smallest_total_keeps_the_other_conditions() -> None:
     assert grouped[0].endswith('WHERE year = 2024 GROUP BY "region" ORDER BY total ASC LIMIT 1')
     grouped_already = "SELECT region, SUM(revenue) FROM sales GROUP BY region"
     assert totals_per_label(grouped_already, lambda table, column: True) is None
+
+
+def test_a_figure_subtracted_from_itself_stands_only_when_a_row_writes_it_twice() -> None:
+    """A rate of 21.0% in both years changed by 0; Ulta's net income of 340.8, written once,
+    taken for both ends of an inventory change, did not."""
+    question = "What was the change in the statutory federal income tax rate from 2018 to 2019?"
+    rate = passage(
+        "/d/tax.md", "Row 2: Statutory federal income tax rate — 2019: 21.0%, 2018: 21.0%"
+    )
+    zero = calculation("21.0 - 21.0", "21.0 − 21.0 = 0")
+    assert review(question, replace(zero, backing=(rate,)), [rate]).verdict == "accept"
+    heading = passage("/d/ulta.pdf", "Net Income of $340.8 Million or $6.68 Per Diluted Share")
+    asked = "By how much did merchandise inventories increase from 2022 to 2023?"
+    same = calculation("340.8 - 340.8", "340.8 − 340.8 = 0")
+    found = review(asked, replace(same, backing=(heading,)), [heading])
+    assert found.verdict == "repair" and "subtracted from itself" in found.why
 
 
 def test_the_years_a_question_names_are_no_operands() -> None:

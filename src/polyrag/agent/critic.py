@@ -378,38 +378,54 @@ def drop_unnamed_filters(
 
 
 _DASHES = re.compile(r"[-‐‑‒–—−]")
+_YEAR_ONLY = re.compile(r"(?:19|20)\d\d")
 
 
 def equalities_as_contains(query: str) -> tuple[str, list[str]] | None:
     """The query with each condition "column = 'words'" as "column ILIKE '%words%'" (a dash
-    matching any dash), and those conditions: "company = 'ProCourier'" finds no row of a
-    list that writes "ProCourier, Inc.", nor "period = 'January-June 2022'" the period
-    "January–June 2022". Only values with a letter; None when there is none, or the query
-    does not parse. For a query that found nothing."""
+    matching any dash), and "column IN ('a', 'b')" as either, and those conditions:
+    "company = 'ProCourier'" finds no row of a list that writes "ProCourier, Inc.", nor
+    "period = 'January-June 2022'" the period "January–June 2022", nor "period IN ('2018',
+    '2019')" the periods "April 28, 2018" and "April 27, 2019". Only values with a letter, or
+    years; None when there is none, or the query does not parse. For a query that found
+    nothing."""
     tree = _parsed(query)
     if tree is None:
         return None
     turned: list[str] = []
+
+    def contains(column: exp.Expression, value: exp.Literal) -> exp.Expression:
+        # Any dash for any dash: "January-June 2022" is written "January–June 2022".
+        words = _DASHES.sub("_", value.this.strip("%"))
+        return exp.ILike(this=column.copy(), expression=exp.Literal.string(f"%{words}%"))
+
     for where in list(tree.find_all(exp.Where)):
         for equal in list(where.find_all(exp.EQ)):
             column, value = equal.this, equal.expression
             if isinstance(value, exp.Column) and isinstance(column, exp.Literal):
                 column, value = value, column
-            if not (
-                isinstance(column, exp.Column)
-                and isinstance(value, exp.Literal)
-                and value.is_string
-                and re.search(r"[^\W\d_]", value.this)
-            ):
-                continue
-            turned.append(equal.sql(dialect="duckdb"))
-            # Any dash for any dash: "January-June 2022" is written "January–June 2022".
-            words = _DASHES.sub("_", value.this.strip("%"))
-            pattern = exp.Literal.string(f"%{words}%")
-            equal.replace(exp.ILike(this=column.copy(), expression=pattern))
+            if isinstance(column, exp.Column) and _worded(value):
+                turned.append(equal.sql(dialect="duckdb"))
+                equal.replace(contains(column, value))
+        for listed in list(where.find_all(exp.In)):
+            values = listed.expressions
+            if isinstance(listed.this, exp.Column) and values and all(map(_worded, values)):
+                turned.append(listed.sql(dialect="duckdb"))
+                either = exp.or_(*(contains(listed.this, v) for v in values))
+                listed.replace(exp.Paren(this=either))
     if not turned:
         return None
     return tree.sql(dialect="duckdb"), turned
+
+
+def _worded(value: exp.Expression) -> bool:
+    """A string the rows may write inside more words: one with a letter, or a year ("2019"
+    for the period "April 27, 2019")."""
+    return (
+        isinstance(value, exp.Literal)
+        and value.is_string
+        and bool(re.search(r"[^\W\d_]", value.this) or _YEAR_ONLY.fullmatch(value.this))
+    )
 
 
 def _unread_words(question: str, select: exp.Select, titles: str = "") -> set[str]:
@@ -935,7 +951,8 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             f"the row {row[0]!r} has {first}: {show(old)} and {last}: {show(new)}: "
             + (f"compute {formula}" if _PERCENT.search(question) else "take those two values"),
         )
-    if _SELF_SUBTRACTED.search(expression):
+    itself = _SELF_SUBTRACTED.search(expression)
+    if itself and not _twice_in_a_row(float(itself.group(1)), sources):
         return Review(
             "repair",
             "a number is subtracted from itself: a change is between two different figures, "
@@ -1021,6 +1038,16 @@ def _unasked_operation(question: str, formula: str) -> str:
     if "/" not in asked and ("÷" in formula or "/" in formula):
         return "the question asks for no ratio or share, so a division answers another question"
     return ""
+
+
+def _twice_in_a_row(value: float, sources: Sequence[Chunk]) -> bool:
+    """Whether a line of the sources (a table's row) writes `value` twice: a rate of 21.0% in
+    both years changed by 0, which no line writing it once shows."""
+    return any(
+        sum(same_number(value, n) for n in numbers_in_text(line)) >= 2
+        for chunk in sources
+        for line in chunk.text.splitlines()
+    )
 
 
 # "The difference between A and B", "how much more did A spend than B": A's figure first.

@@ -367,6 +367,7 @@ class TableDatabase:
         beside it names ProCourier in its column company (told only that it found nothing,
         the model wrote the same query again). Empty when no other listed table holds it."""
         read = {t.name for t in tree.find_all(exp.Table)}
+        read |= {self._views[name][0] for name in read if name in self._views}  # its table's
         where = list(tree.find_all(exp.Where))
         sought = {
             text
