@@ -19,6 +19,7 @@ from sqlglot import exp
 from polyrag.agent.route import MORE_THAN
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.agent.tools.calculator import FREE_CONSTANTS
+from polyrag.agent.tools.sql import NOTE
 from polyrag.answer.evidence import content_words
 from polyrag.answer.numbers import (
     ASKS_AMOUNT,
@@ -163,7 +164,9 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
     query = str(outcome.arguments.get("query", ""))
     first_line = outcome.result.split("\n", 1)[0]
     if found_nothing(outcome.result):
-        notes = [line[6:] for line in outcome.result.split("\n") if line.startswith("note: ")]
+        notes = [
+            line.removeprefix(NOTE) for line in outcome.result.split("\n") if line.startswith(NOTE)
+        ]
         return Review(
             "repair",
             "the query found nothing: check the table and column names and the values in the "

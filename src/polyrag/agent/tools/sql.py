@@ -173,7 +173,7 @@ class SqlResult:
 
     def text(self) -> str:
         """The result as the model reads it: one line per row, values with their column."""
-        note = f"\nnote: {self.note}" if self.note else ""
+        note = f"\n{NOTE}{self.note}" if self.note else ""
         if not self.rows:
             return "no rows" + note
         lines = []
@@ -382,11 +382,7 @@ class TableDatabase:
                     continue
                 for column in (c for c in table.columns if not c.numeric):
                     try:
-                        ((count,),), _ = self._execute(
-                            f'SELECT COUNT(*) FROM "{table.name}" '
-                            f'WHERE "{column.name}" ILIKE {_quoted(f"%{text}%")}',
-                            limit=None,
-                        )
+                        count, _filled = self._matching(table, column, f"%{text}%")
                     except SqlError:  # a hint only: a slow column is passed over
                         continue
                     if count:
@@ -509,14 +505,19 @@ class TableDatabase:
     def _names_some(self, table: SqlTable, column: SqlColumn, pattern: str) -> bool:
         """Whether `pattern` matches two or more of the column's values, and not all of them."""
         try:
-            ((named, filled),), _ = self._execute(
-                f'SELECT COUNT(*) FILTER (WHERE "{column.name}" ILIKE ?), '
-                f'COUNT("{column.name}") FROM "{table.name}"'.replace("?", _quoted(pattern)),
-                limit=None,
-            )
+            named, filled = self._matching(table, column, pattern)
         except SqlError:
             return False
         return 2 <= named < filled
+
+    def _matching(self, table: SqlTable, column: SqlColumn, pattern: str) -> tuple[int, int]:
+        """How many of the column's values match `pattern` (ILIKE), and how many it holds."""
+        ((named, filled),), _ = self._execute(
+            f'SELECT COUNT(*) FILTER (WHERE "{column.name}" ILIKE {_quoted(pattern)}), '
+            f'COUNT("{column.name}") FROM "{table.name}"',
+            limit=None,
+        )
+        return named, filled
 
     def close(self) -> None:
         self._db.close()
@@ -849,6 +850,9 @@ def _letter_order(letter: str) -> tuple[int, str]:
     return len(letter), letter
 
 
+# The line of a result that says where the values a query found nothing for are; the critic
+# passes it on with its repair.
+NOTE = "note: "
 # DuckDB's words for a column no table of the query has, or not the table it names.
 _MISSING_COLUMN = re.compile(
     r'Referenced column "(?P<a>[^"]+)" not found|does not have a column named "(?P<b>[^"]+)"'
@@ -859,4 +863,4 @@ def _first_line(error: BaseException) -> str:
     return " ".join(str(error).split("\n")[0].split())[:200]
 
 
-__all__ = ["CitedCells", "Locator", "SqlError", "SqlResult", "TableDatabase"]
+__all__ = ["NOTE", "CitedCells", "Locator", "SqlError", "SqlResult", "TableDatabase"]
