@@ -62,7 +62,7 @@ def test_an_answer_the_passages_give_to_the_question_as_asked_stands(tmp_path: P
 def test_a_plausible_answer_to_another_question_is_withdrawn(tmp_path: Path) -> None:
     """The passage names a Chief of Protocol, not a Chief of Staff: the model's reply is
     plausible and its words are in the passage, so only the check can catch it."""
-    question = "Who served as Chief of Staff of the United States?"
+    question = "Who served as the chief of staff of the United States?"
     chat = Replies(["Shirley Temple served as Chief of Protocol of the United States [1]."])
     chat.doubts = [0.45]
     answer, trace = fast(tmp_path, chat, question)
@@ -331,3 +331,36 @@ def test_a_figure_cited_to_the_paragraph_over_its_table_is_weighed_where_it_stan
     # A figure no passage shown writes is weighed where the reply cites it, as before.
     other = replace(reply, text="The inference time was 3.1 seconds [1].")
     assert steps.answered(question, other, evidence, trace).refused and len(chat.weighed) == 1
+
+
+CHICAGO = (
+    "The University of Chicago was incorporated in 1890; William Rainey Harper became the "
+    "university's first president in 1891. Both Harper and future president Robert Maynard "
+    "Hutchins advocated a curriculum based upon theoretical issues."
+)
+
+
+def test_a_full_name_no_passage_writes_is_refused(tmp_path: Path) -> None:
+    """ "Robert Harper" over a passage naming William Rainey Harper and Robert Maynard
+    Hutchins: each word is written, the name is not, and the reply "1891" does not restate it.
+    Refused by code, without a model call; the name as the passage writes it stands."""
+    from polyrag.types import Chunk, Locator
+
+    chat = Replies([], doubts=[0.05] * 3)
+    steps = Steps(WordRetriever(), FallbackChain([chat]), Settings(home=tmp_path))
+    chunk = Chunk("c1", "s1", "/docs/chicago.md", CHICAGO, Locator())
+    evidence = [Evidence(1, chunk, CHICAGO)]
+    verdict = Verdict("1891 [1].", False, "answered", (Citation(1, chunk),))
+    trace = Trace(lambda _event: None)
+    asked = "In what year did Robert Harper become the first president of the University?"
+    refused = steps.answered(asked, verdict, evidence, trace)
+    assert refused.refused and refused.reason == NOT_ANSWERED
+    assert checked(trace) == [
+        "refused: the question names 'Robert Harper', which no passage shown writes"
+    ]
+    assert chat.weighed == []
+    for name in ("William Harper", "William Rainey Harper", "Robert Hutchins"):
+        trace = Trace(lambda _event: None)
+        assert steps.answered(asked.replace("Robert Harper", name), verdict, evidence, trace) == (
+            verdict
+        )

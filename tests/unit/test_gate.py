@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from polyrag.agent.questions import name_beside_figure, names_written
+from polyrag.agent.questions import name_beside_figure, names_written, unwritten_names
 from polyrag.agent.steps import Steps
 from polyrag.agent.trace import Trace
 from polyrag.llm.fallback import FallbackChain
@@ -42,6 +42,33 @@ def test_a_name_a_listing_writes_surname_first_is_found() -> None:
     assert names_written("What is Payton Englert's position?", [listing]) == "'Payton Englert'"
     assert names_written("What is Payton Bain's position?", [listing]) == ""
     assert names_written("What is Englert Payton's position?", [listing]) == ""
+
+
+def test_full_names_no_passage_writes_are_found() -> None:
+    """A name counts as written with middle names between, surname first, in the plural or in
+    its letters alone; a capitalised phrase whose words the texts also write in lower case
+    is a concept, not a name ("Total Gross Margin"), and a period or an acronym is no name."""
+    rankine = ["It is named after William John Macquorn Rankine, a Scottish polymath."]
+    assert unwritten_names("What is William Rankine's nationality?", rankine) == []
+    assert unwritten_names("What is Walter Rankine's nationality?", rankine) == ["Walter Rankine"]
+    assert unwritten_names("What is Rankine William's job?", ["RANKINE, WILLIAM J"]) == []
+    assert unwritten_names("Where do the Norman Huguenots live?", ["Norman Huguenots"]) == []
+    assert unwritten_names("Who did Norman Huguenot help?", ["the Norman Huguenots"]) == []
+    assert unwritten_names("How did Best Buy do?", ["BESTBUY_2024Q2_10Q"]) == []
+    assert (
+        unwritten_names("What did the U.S. Information Agency do?", ["U.S Information Agency"])
+        == []
+    )
+    margin = ["Gross margin | 2019 | 2018", "Total | 5 | 4"]
+    assert unwritten_names("What is the change in the Total Gross Margin?", margin) == []
+    assert unwritten_names("What was Amazon's FY2017 COGS?", ["Amazon cost of sales"]) == []
+    assert unwritten_names("What did the IPCC Panel fund?", ["the WMO"]) == []
+    assert unwritten_names("Who is the Chief Financial Officer?", ["Jane Roe, CFO"]) == []
+    # The question's first word is capitalised as its first, not as a name's.
+    assert unwritten_names("After Oligocene times, what grew?", ["the Oligocene"]) == []
+    assert unwritten_names("Which tribes did Great Britain fight?", ["Britain"]) == [
+        "Great Britain"
+    ]
 
 
 def test_a_line_giving_the_name_and_the_replys_figure_answers_the_lookup() -> None:

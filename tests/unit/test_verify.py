@@ -183,6 +183,23 @@ def test_a_reply_about_a_year_no_source_writes_is_withdrawn() -> None:
         assert not verify(reply, [source], question=question.replace("2018", "2019")).refused
 
 
+def test_a_reply_about_an_older_year_no_source_writes_is_withdrawn() -> None:
+    """A history's years are years too: the reply restated the question's "pre-1875" over a
+    passage writing "pre-1975". A number the sources write as an amount ("1,500 seats") is
+    no year they lack."""
+    passage = item(1, "The County Buildings were built for the pre-1975 Midlothian Council.")
+    question = "What was built for the pre-1875 Midlothian Council?"
+    reply = "The County Buildings were built for the pre-1875 Midlothian Council [1]."
+    assert verify(reply, [passage], question=question).refused
+    fixed = reply.replace("1875", "1975")
+    assert not verify(fixed, [passage], question=question.replace("1875", "1975")).refused
+    hall = item(1, "The hall has 1,500 seats and opened in 1891.")
+    asked = "When did the hall with 1500 seats open?"
+    assert not verify(
+        "The hall with 1500 seats opened in 1891 [1].", [hall], question=asked
+    ).refused
+
+
 def test_a_reply_about_a_month_no_source_writes_is_withdrawn() -> None:
     """Rows of January to March and a question about April: the March figure restated for
     April is no answer. A date's month ("December 31") is not checked: sources write dates

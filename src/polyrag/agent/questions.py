@@ -310,6 +310,82 @@ def name_beside_figure(question: str, reply: str, passages: Sequence[str]) -> st
     return ""
 
 
+def unwritten_names(question: str, texts: Sequence[str]) -> list[str]:
+    """The question's full names (of two words or more) that none of the texts writes: a
+    lookup about "Robert Harper" over a passage naming William Rainey Harper and Robert
+    Maynard Hutchins has no answer there, whatever sentence the reply leans on. A name counts
+    as written with up to three words between its first and its last ("William John Macquorn
+    Rankine" for "William Rankine"), surname first ("HARPER, ROBERT"), in the plural, or in
+    its letters alone ("BESTBUY" for "Best Buy", "U.S. Information Agency"). A name opening
+    the question loses its first word, which the sentence capitalises ("After the Oligocene")."""
+    opening = question.lstrip()
+    lower = set(re.findall(r"\b[^\W\d_A-Z]+\b", " ".join([question, *texts])))
+    names = []
+    for name in _full_names(opening):
+        shown = name.split()[1:] if opening.startswith(name) else name.split()
+        while shown and shown[0].lower() in _CONNECTORS:
+            shown.pop(0)
+        proper = [w for w in shown if w.lower() not in _CONNECTORS]
+        if len(proper) >= 2 and all(_proper(w, lower) for w in proper):
+            names.append((name, _name_words(" ".join(shown))))
+    if not names:
+        return []
+    written = [_name_words(text) for text in texts]
+    letters = "".join(re.sub(r"[^0-9a-z]", "", text.casefold()) for text in texts)
+    return [
+        name
+        for name, words in names
+        if "".join(words) not in letters
+        and not any(_writes(w, words) for w in written)
+        and not any(_initials(name) in w for w in written)  # "CFO" for "Chief Financial Officer"
+    ]
+
+
+def _initials(name: str) -> str:
+    return "".join(w[0] for w in name.split() if w.lower() not in _CONNECTORS).lower()
+
+
+def _proper(word: str, lower: set[str]) -> bool:
+    """Whether a word of a name is a proper noun: capitalised letters ("Harper", "Nassau-
+    Saarbucken"), no acronym ("EBITDA"), period ("FY2019") or month, and never written in lower
+    case where it stands ("Total Gross Margin" names a line of a statement: "total" and "gross
+    margin" are words the statement also writes)."""
+    bare = re.sub(r"['’]s$", "", word).strip(".,")
+    parts = [p for p in bare.split("-") if p]
+    return (
+        bool(parts)
+        and all(p[:1].isupper() and p[1:].islower() and p.isalpha() for p in parts)
+        and bare not in MONTHS
+        and not any(p.lower() in lower for p in parts)
+    )
+
+
+def _name_words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", re.sub(r"['’]s\b", "", text).casefold())
+
+
+def _writes(text: list[str], name: list[str]) -> bool:
+    """Whether the words of a text hold a name's words in order, allowing up to three words
+    between its first and the rest, or its last word first (a listing's "Harper, Robert")."""
+
+    def same(word: str, wanted: str) -> bool:
+        return word == wanted or (word.startswith(wanted) and len(word) - len(wanted) <= 2)
+
+    first, *rest = name
+    for at, word in enumerate(text):
+        if same(word, name[-1]) and all(
+            at + 1 + i < len(text) and same(text[at + 1 + i], w) for i, w in enumerate(name[:-1])
+        ):
+            return True  # surname first
+        if not same(word, first):
+            continue
+        for gap in range(4):
+            start = at + 1 + gap
+            if all(start + i < len(text) and same(text[start + i], w) for i, w in enumerate(rest)):
+                return True
+    return False
+
+
 def _full_names(question: str) -> list[str]:
     """The question's names of two words or more, without a possessive ("Payton Englert")."""
     return [re.sub(r"['’]s$", "", n) for n in names_in(question) if len(n.split()) >= 2]

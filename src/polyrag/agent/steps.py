@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from polyrag.agent.questions import name_beside_figure, names_written
+from polyrag.agent.questions import name_beside_figure, names_written, unwritten_names
 from polyrag.agent.trace import Trace, now
 from polyrag.answer.citations import MARKER
 from polyrag.answer.evidence import (
@@ -288,8 +288,10 @@ class Steps:
         or table), and code refuses when "no" gets `answer.unanswered_at` of the probability
         or more. Left to other checks: computed answers and tool results (the critic and the
         arithmetic check), tables (looked up by code), and yes/no questions (where "no" could
-        be the answer itself). A reply from table rows is refused by code alone when the
-        question names none of them and a word of it is written nowhere (`unnamed_rows`)."""
+        be the answer itself). Code alone refuses a reply from table rows when the question
+        names none of them and a word of it is written nowhere (`unnamed_rows`), and any
+        looked-up reply when the question gives a full name no passage shown writes
+        (`unwritten_names`)."""
         threshold = self.settings.answer.unanswered_at
         by_number = {item.n: item for item in evidence}
         cited = _holding(
@@ -310,6 +312,23 @@ class Steps:
                 "refused: the cited rows are none the question names "
                 f"({'; '.join(unnamed[:3])}) and no source writes {', '.join(missing)}",
                 {"rows": unnamed[:10], "absent": missing},
+                now(),
+            )
+            return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
+        shown = [
+            text
+            for item in evidence
+            for text in (item.text, *item.chunk.locator.heading_path, Path(item.chunk.path).stem)
+        ]
+        unwritten = [] if verdict.computed else unwritten_names(question, shown)
+        if unwritten:
+            # "In what year did Robert Harper become the first president?" over a passage
+            # naming William Rainey Harper (president in 1891) and Robert Maynard Hutchins.
+            trace.add(
+                "answered",
+                f"refused: the question names {', '.join(repr(n) for n in unwritten)}, "
+                "which no passage shown writes",
+                {"unwritten": unwritten},
                 now(),
             )
             return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))

@@ -53,7 +53,8 @@ _GAP = re.compile(
     r"|no information|cannot (?:find|be determined)|is unknown|unclear)\b",
     re.IGNORECASE,
 )
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+# A year, back to 1000 ("the pre-1875 council"); not a part of a longer number ("1,875.5").
+_YEAR = re.compile(r"(?<![\d.])(?:1\d|20)\d\d(?!\d|[,.]\d{1,3}(?!\d))")
 # A sentence that only says where something is written ("This information is found in Exhibit
 # 10.73 …", "For details, see Note 7."): it points at a place and answers nothing, unless the
 # question asks for a place.
@@ -130,7 +131,13 @@ def verify(
     # A year the question names that no evidence writes: a reply restating it presumes what the
     # sources do not show ("How many ducks in 2018?" over a table of 2019 to 2024). A passage's
     # headings count ("January–June 2023" over a table's rows).
-    asked_years = [_written_year(year) for year in dict.fromkeys(_YEAR.findall(question))]
+    # A "year" some source writes as an amount ("1,500") is no year the sources lack.
+    amounts = set(written_numbers(everything))
+    asked_years = [
+        _written_year(year)
+        for year in dict.fromkeys(_YEAR.findall(question))
+        if float(year) not in amounts
+    ]
     asked_years += [_written_part(*part) for part in dict.fromkeys(_parts_of_year(question))]
     # And a month ("the revenue in April" over rows of January to March).
     asked_years += [written_month(month) for month in dict.fromkeys(_months_of(question))]
