@@ -16,6 +16,11 @@ asking the model again.
 On 240 questions (cases 60-300) the sentence check reached an AUC of 0.83: at 0.38 it refused
 0.64 of the unanswerable at 0.12 of the answerable. The issue's 0.8 at 0.15 would need about 0.9;
 no other signal tried with the local 1.5B model did better (see the closing note of stop 45).
+Tried again on the same replies (cases 60-299, 237 not refused by the model, where the
+sentence check's AUC is 0.83): asking whether the sentence states the reply itself (AUC 0.75;
+over the paragraph 0.70), the sentence check after six worked examples of changed details
+(0.71), and the mean of the reply check and the sentence check (0.84, one more model call a
+question, the same 0.71 of unanswerable refused at 0.15 of answerable) — none worth adopting.
 """
 
 from __future__ import annotations
