@@ -364,3 +364,37 @@ def test_a_full_name_no_passage_writes_is_refused(tmp_path: Path) -> None:
         assert steps.answered(asked.replace("Robert Harper", name), verdict, evidence, trace) == (
             verdict
         )
+
+
+def test_an_outlook_asked_of_reported_figures_only_is_refused(tmp_path: Path) -> None:
+    """ "What is the fiscal 2023 outlook for capital expenditures?" answered with the year's
+    spending from the statement of cash flows: a passage or heading that speaks of the future
+    lets the reply stand, and an "expected" that names a measure ("expected volatility") is
+    written by the passage it comes from."""
+    from polyrag.types import Chunk, Locator, Modality
+
+    chat = Replies([], doubts=[0.05] * 4)
+    steps = Steps(WordRetriever(), FallbackChain([chat]), Settings(home=tmp_path))
+    row = (
+        "Row 23: Label is Capital expenditures, Fiscal 2022 is (312,126), Fiscal 2021 is (172,187)"
+    )
+    cash = Locator(page=8, heading_path=("Condensed Consolidated Statements of Cash Flows",))
+    chunk = Chunk("t1", "s1", "/docs/ulta.pdf", row, cash, Modality.TABLE)
+    evidence = [Evidence(1, chunk, row)]
+    verdict = Verdict("$312,126 [1].", False, "answered", (Citation(1, chunk),))
+    question = "What is Ulta Beauty's fiscal 2023 outlook for capital expenditures?"
+    trace = Trace(lambda _event: None)
+    refused = steps.answered(question, verdict, evidence, trace)
+    assert refused.refused and refused.reason == NOT_ANSWERED
+    assert checked(trace)[0].startswith("refused: the question asks what is expected (outlook)")
+    outlook = replace(chunk, locator=replace(cash, heading_path=("Fiscal 2023 Outlook",)))
+    shown = [Evidence(1, outlook, row)]
+    planned = Verdict("$312,126 [1].", False, "answered", (Citation(1, outlook),))
+    assert steps.answered(question, planned, shown, trace) == planned
+    spent = "What were Ulta Beauty's capital expenditures in fiscal 2022?"
+    assert steps.answered(spent, verdict, evidence, trace) == verdict
+    term = "Row 2: Label is Expected volatility, 2018 is 28.7%, 2017 is 27.1%"
+    rows = [Evidence(1, replace(chunk, text=term), term)]
+    rate = Verdict("28.7% [1].", False, "answered", verdict.citations)
+    asked = "What was the expected volatility in 2018?"
+    assert steps.answered(asked, rate, rows, trace) == rate

@@ -332,6 +332,19 @@ class Steps:
                 now(),
             )
             return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
+        ahead = _ASKS_AHEAD.search(question)
+        if ahead and not YES_NO.match(question) and not _looks_ahead(cited or evidence):
+            # "What is the fiscal 2023 outlook for capital expenditures?" answered with the
+            # year's capital expenditures from the statement of cash flows: what was spent,
+            # not what is planned.
+            trace.add(
+                "answered",
+                f"refused: the question asks what is expected ({ahead.group(0)}) and the "
+                "cited passages report what was, with no outlook, plan or forecast",
+                {"asked": ahead.group(0)},
+                now(),
+            )
+            return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
         asked = _ASKS_MONEY.search(question)
         if (
             asked
@@ -448,6 +461,34 @@ def unnamed_rows(question: str, cited: Sequence[Evidence]) -> list[str]:
                 return []
             names.append(name)
     return names
+
+
+# A question after what a company expects rather than what it reported, and the words of a
+# passage that speaks of the future (an outlook's heading, "we expect", "will", a plan).
+_ASKS_AHEAD = re.compile(
+    r"\b(?:outlook|guidance|forecast\w*|projected|projections?|anticipat\w*|expect\w*)\b",
+    re.IGNORECASE,
+)
+_AHEAD = re.compile(
+    r"\b(?:outlook|guidance|guided|forecast\w*|project\w*|anticipat\w*|expect\w*|plan\w*|"
+    r"target\w*|estimat\w*|intend\w*|goals?|will|should|may|could|future|next|upcoming|"
+    r"assum\w*|predict\w*|budget\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def _looks_ahead(cited: Sequence[Evidence]) -> bool:
+    """Whether a passage (with what a tool result rests on, and the headings over it) speaks
+    of the future."""
+    return any(
+        _AHEAD.search(text)
+        for item in cited
+        for text in (
+            item.text,
+            *(c.text for c in item.backing),
+            *item.chunk.locator.heading_path,
+        )
+    )
 
 
 # A question after an amount of money, and what a passage holding one writes: a currency, a
