@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from polyrag.answer.evidence import (
     content_words,
     entries_first,
+    field_words,
     figures_first,
     label,
     named_numbers,
@@ -211,6 +212,29 @@ def test_a_trimmed_passage_keeps_the_sentence_between_two_matching_ones() -> Non
     shown = evidence[0].text
     assert "We call the resulting VM TraceMonkey." in shown
     assert "Section 4" not in shown
+
+
+def test_a_trimmed_form_keeps_the_field_the_question_asks_for_in_other_words() -> None:
+    """ "How old was the child?" over a case report: the line "Age: 1 Year 9 Months" shares no
+    word with the question, and "child" stands in nearly every line. The field the question
+    names by its form of asking counts, and a word in many lines weighs less than a rare one."""
+    text = (
+        "Case Tracking Number: 150109-DSP-Milw-505\n"
+        "Child Information (at time of incident)\n"
+        "Special Needs: None known\n"
+        "Age: 1 Year 9 Months\n"
+        "Gender: Male\n"
+        "The child was admitted to the hospital.\n"
+        "The child's siblings were safe with their mother.\n"
+        "The child died of his injuries."
+    )
+    chunk = Chunk("c1", "s1", "/docs/report.pdf", text, Locator(page=1))
+    question = "How old was the child in case 150109-DSP-Milw-505?"
+    (evidence,) = select_evidence([hit(chunk, 0.9)], question, words, budget=28)
+    assert "Age: 1 Year 9 Months" in evidence.text
+    assert "150109-DSP-Milw-505" in evidence.text
+    assert field_words("When was the case closed?") == {"date"}
+    assert field_words("What was the child's age?") == set()
 
 
 # -- long tables: a statement's rows that answer the question, from all its chunks -------------

@@ -76,6 +76,25 @@ def content_words(text: str) -> set[str]:
     return {w for w in words if len(w) > 1 and w not in _STOP}
 
 
+# The label a form or a record gives what a question asks in other words: "How old was the
+# child?" is answered by the line "Age: 1 Year 9 Months", which shares no word with it.
+_FIELDS = (
+    (re.compile(r"\bhow old\b|\bwhat age\b", re.IGNORECASE), ("age", "aged")),
+    (re.compile(r"\bhow long\b", re.IGNORECASE), ("duration", "length")),
+    (re.compile(r"\bhow (?:tall|high)\b", re.IGNORECASE), ("height",)),
+    (re.compile(r"\bhow far\b", re.IGNORECASE), ("distance",)),
+    (re.compile(r"\bhow heavy\b|\bhow much did \w+ weigh\b", re.IGNORECASE), ("weight",)),
+    (re.compile(r"^\W*where\b", re.IGNORECASE), ("location", "address")),
+    (re.compile(r"^\W*(?:when|on what date)\b", re.IGNORECASE), ("date",)),
+)
+
+
+def field_words(question: str) -> set[str]:
+    """The labels under which a form or a record writes what the question asks ("age" for
+    "how old", "date" for "when")."""
+    return {word for asks, words in _FIELDS if asks.search(question) for word in words}
+
+
 # A number standing alone in a question ("with 6 g", "in 2019"), not inside a name ("top-20").
 _NAMED_NUMBER = re.compile(r"(?<![\w.,/-])\d+(?:[.,]\d+)*(?![\w/-]|[.,]\d)")
 
@@ -182,7 +201,7 @@ def select_evidence(
     """
     chosen: list[Evidence] = []
     left = budget
-    terms = content_words(question) | named_numbers(question)
+    terms = content_words(question) | named_numbers(question) | field_words(question)
     candidates: list[Hit] = []
     floor = min_relative_score * max((hit.score for hit in hits), default=0.0)
     for hit in hits:  # the same passage in two files (a CSV and its XLSX) is shown once
@@ -737,9 +756,17 @@ def _best_sentences(
             sentences += [sentence[c:d] for c, d in split_long(sentence, budget // 2, count_tokens)]
         else:
             sentences.append(sentence)
-    shared = [len(terms & content_words(sentence)) for sentence in sentences]
+    # A word in many of the sentences ("child" all through a case report) tells them apart
+    # less than a rare one ("age", the case's number): each shared word weighs by its rarity.
+    words = [terms & content_words(sentence) for sentence in sentences]
+    spread: dict[str, int] = {}
+    for found in words:
+        for word in found:
+            spread[word] = spread.get(word, 0) + 1
+    weight = {word: math.log(1 + len(sentences) / n) for word, n in spread.items()}
+    shared = [sum(weight[word] for word in found) for found in words]
 
-    def rank(i: int) -> tuple[int, int]:
+    def rank(i: int) -> tuple[float, float]:
         before = shared[i - 1] if i > 0 else 0
         after = shared[i + 1] if i + 1 < len(shared) else 0
         return shared[i], min(before, after)
