@@ -288,10 +288,9 @@ class Steps:
         or table), and code refuses when "no" gets `answer.unanswered_at` of the probability
         or more. Left to other checks: computed answers and tool results (the critic and the
         arithmetic check), tables (looked up by code), and yes/no questions (where "no" could
-        be the answer itself). Code alone refuses a reply from table rows when the question
-        names none of them and a word of it is written nowhere (`unnamed_rows`), and any
-        looked-up reply when the question gives a full name no passage shown writes
-        (`unwritten_names`)."""
+        be the answer itself). Some replies code alone refuses, without a model call
+        (`_refused_by_code`): rows the question names none of, a full name no passage
+        writes, an outlook asked of what was reported, money asked of passages writing none."""
         threshold = self.settings.answer.unanswered_at
         by_number = {item.n: item for item in evidence}
         cited = _holding(
@@ -303,64 +302,10 @@ class Steps:
         prose = all(
             not item.derived and item.chunk.modality is not Modality.TABLE for item in cited
         )
-        unnamed = unnamed_rows(question, cited)
-        listed = any(content_words(name) <= content_words(verdict.text) for name in unnamed)
-        missing = absent_words(question, evidence) if unnamed and not listed else []
-        if missing and not verdict.computed and not verdict.refused and not YES_NO.match(question):
-            trace.add(
-                "answered",
-                "refused: the cited rows are none the question names "
-                f"({'; '.join(unnamed[:3])}) and no source writes {', '.join(missing)}",
-                {"rows": unnamed[:10], "absent": missing},
-                now(),
-            )
-            return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
-        shown = [
-            text
-            for item in evidence
-            for text in (item.text, *item.chunk.locator.heading_path, Path(item.chunk.path).stem)
-        ]
-        unwritten = [] if verdict.computed else unwritten_names(question, shown)
-        if unwritten:
-            # "In what year did Robert Harper become the first president?" over a passage
-            # naming William Rainey Harper (president in 1891) and Robert Maynard Hutchins.
-            trace.add(
-                "answered",
-                f"refused: the question names {', '.join(repr(n) for n in unwritten)}, "
-                "which no passage shown writes",
-                {"unwritten": unwritten},
-                now(),
-            )
-            return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
-        ahead = _ASKS_AHEAD.search(question)
-        if ahead and not YES_NO.match(question) and not _looks_ahead(cited or evidence):
-            # "What is the fiscal 2023 outlook for capital expenditures?" answered with the
-            # year's capital expenditures from the statement of cash flows: what was spent,
-            # not what is planned.
-            trace.add(
-                "answered",
-                f"refused: the question asks what is expected ({ahead.group(0)}) and the "
-                "cited passages report what was, with no outlook, plan or forecast",
-                {"asked": ahead.group(0)},
-                now(),
-            )
-            return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
-        asked = _ASKS_MONEY.search(question)
-        if (
-            asked
-            and not verdict.refused
-            and not verdict.computed
-            and not any(_WRITES_MONEY.search(item.text) for item in evidence)
-        ):
-            # "What is the price of the cake?" over a receipt that lists quantities only: its
-            # "1" became "$1.00". No passage shown writes a price, a currency or an amount.
-            trace.add(
-                "answered",
-                f"refused: the question asks for money ({asked.group(0)}) and no passage "
-                "writes a price, a currency or an amount",
-                {"asked": asked.group(0)},
-                now(),
-            )
+        refusal = _refused_by_code(question, verdict, evidence, cited)
+        if refusal is not None:
+            summary, data = refusal
+            trace.add("answered", f"refused: {summary}", data, now())
             return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
         if (
             not threshold
@@ -414,6 +359,62 @@ class Steps:
         if not refused:
             return verdict
         return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
+
+
+def _refused_by_code(
+    question: str, verdict: Verdict, evidence: Sequence[Evidence], cited: Sequence[Evidence]
+) -> tuple[str, dict[str, object]] | None:
+    """Why code alone finds that a looked-up reply does not answer the question as asked (a
+    summary and the trace's data), or None: the cited rows are none the question names, the
+    question gives a full name no passage writes, asks what is expected of passages that
+    report only what was, or asks for money of passages writing none."""
+    if verdict.refused:
+        return None
+    unnamed = unnamed_rows(question, cited)
+    listed = any(content_words(name) <= content_words(verdict.text) for name in unnamed)
+    missing = absent_words(question, evidence) if unnamed and not listed else []
+    if missing and not verdict.computed and not YES_NO.match(question):
+        return (
+            f"the cited rows are none the question names ({'; '.join(unnamed[:3])}) and no "
+            f"source writes {', '.join(missing)}",
+            {"rows": unnamed[:10], "absent": missing},
+        )
+    shown = [
+        text
+        for item in evidence
+        for text in (item.text, *item.chunk.locator.heading_path, Path(item.chunk.path).stem)
+    ]
+    unwritten = [] if verdict.computed else unwritten_names(question, shown)
+    if unwritten:
+        # "In what year did Robert Harper become the first president?" over a passage naming
+        # William Rainey Harper (president in 1891) and Robert Maynard Hutchins.
+        names = ", ".join(repr(name) for name in unwritten)
+        return f"the question names {names}, which no passage shown writes", {
+            "unwritten": unwritten
+        }
+    ahead = _ASKS_AHEAD.search(question)
+    if ahead and not YES_NO.match(question) and not _looks_ahead(cited or evidence):
+        # "What is the fiscal 2023 outlook for capital expenditures?" answered with the year's
+        # capital expenditures from the statement of cash flows: what was spent, not planned.
+        return (
+            f"the question asks what is expected ({ahead.group(0)}) and the cited passages "
+            "report what was, with no outlook, plan or forecast",
+            {"asked": ahead.group(0)},
+        )
+    asked = _ASKS_MONEY.search(question)
+    if (
+        asked
+        and not verdict.computed
+        and not any(_WRITES_MONEY.search(item.text) for item in evidence)
+    ):
+        # "What is the price of the cake?" over a receipt that lists quantities only: its "1"
+        # became "$1.00". No passage shown writes a price, a currency or an amount.
+        return (
+            f"the question asks for money ({asked.group(0)}) and no passage writes a price, a "
+            "currency or an amount",
+            {"asked": asked.group(0)},
+        )
+    return None
 
 
 def _holding(
