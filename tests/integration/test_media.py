@@ -147,7 +147,9 @@ def test_passages_group_real_segments_at_pauses_and_length(
     found = list(passages(segments, limit, pause))
     shown = [(round(s.start, 2), round(s.end, 2), s.text) for s in segments]
     assert found and " ".join(text for _, _, text in found) == " ".join(s.text for s in segments)
-    assert words(" ".join(s.text for s in segments)).count("fellow americans") == 2, shown
+    # Both sayings heard: "fellow Americans", which Whisper has also written "America's".
+    said = words(" ".join(s.text for s in segments))
+    assert len(re.findall(r"\bfellow america(?:ns|'s)\b", said)) == 2, shown
     assert all(0.0 <= s.start <= s.end <= recording.seconds for s in segments), shown
     position = 0
     for start, end, text in found:
