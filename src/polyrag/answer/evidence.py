@@ -313,12 +313,8 @@ class TableRows:
         labels = [_row_words(text) for _, text, _ in self.rows]
         # The title's words ("3M", "Balance Sheet") are true of every row: they tell none apart.
         asked = terms - content_words(self.title)
-        spread: dict[str, int] = {}
-        for words in labels:
-            for word in words & asked:
-                spread[word] = spread.get(word, 0) + 1
         # A word in many rows ("cash", "total") tells them apart less than a rare one.
-        weight = {word: math.log(1 + len(self.rows) / n) for word, n in spread.items()}
+        weight = rarity([words & asked for words in labels])
         scored = [
             # Among rows matching as well, the one whose label the question says most fully:
             # "total assets" is the row "Total assets" before "Total current assets".
@@ -342,6 +338,16 @@ class TableRows:
         first = self.rows[kept[0]][2]
         cited = replace(first, locator=replace(first.locator, rows=(min(numbers), max(numbers))))
         return cited, "\n".join([self.title, *(self.rows[i][1] for i in kept)])
+
+
+def rarity(found: Sequence[set[str]]) -> dict[str, float]:
+    """Each word's weight among the lines (rows, sentences) it was found in: log(1 + lines /
+    lines holding it), so a word in every line counts least."""
+    spread: dict[str, int] = {}
+    for words in found:
+        for word in words:
+            spread[word] = spread.get(word, 0) + 1
+    return {word: math.log(1 + len(found) / n) for word, n in spread.items()}
 
 
 def table_rows(chunk: Chunk, lookup: ParentLookup) -> TableRows | None:
@@ -759,11 +765,7 @@ def _best_sentences(
     # A word in many of the sentences ("child" all through a case report) tells them apart
     # less than a rare one ("age", the case's number): each shared word weighs by its rarity.
     words = [terms & content_words(sentence) for sentence in sentences]
-    spread: dict[str, int] = {}
-    for found in words:
-        for word in found:
-            spread[word] = spread.get(word, 0) + 1
-    weight = {word: math.log(1 + len(sentences) / n) for word, n in spread.items()}
+    weight = rarity(words)
     shared = [sum(weight[word] for word in found) for found in words]
 
     def rank(i: int) -> tuple[float, float]:
