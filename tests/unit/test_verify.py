@@ -199,6 +199,25 @@ def test_a_reply_about_an_older_year_no_source_writes_is_withdrawn() -> None:
         "The hall with 1500 seats opened in 1891 [1].", [hall], question=asked
     ).refused
 
+def test_a_decade_is_no_year() -> None:
+    """A passage writing "the 2000s" does not write the year 2000: "grew by 10.0% in the year
+    2000" restated the question over the decade's rate. A question about the decade finds
+    it written as the 2000s, the 2000's or the '00s; "2000's" in a question may be the year's
+    and is checked as the year."""
+    passage = item(1, "The region grew less than the state average of 10.0% in the 2000s.")
+    question = "How much did the region grow in the year 2000?"
+    reply = "The region grew by 10.0% in the year 2000 [1]."
+    verdict = verify(reply, [passage], question=question)
+    assert verdict.refused and verdict.reason == NOT_SUPPORTED
+    decade = "How much did the region grow in the 2000s?"
+    for written in ("2000s", "2000's", "'00s"):
+        source = item(1, f"The region grew by 10.0% in the {written}.")
+        reply = "The region grew by 10.0% in the 2000s [1]."
+        assert not verify(reply, [source], question=decade).refused
+    dated = item(1, "Revenue was $5 million in 2000's first quarter.")
+    asked = "What was the revenue in 2000's first quarter?"
+    assert not verify("Revenue was $5 million [1].", [dated], question=asked).refused
+
 
 def test_a_reply_about_a_month_no_source_writes_is_withdrawn() -> None:
     """Rows of January to March and a question about April: the March figure restated for

@@ -55,6 +55,7 @@ _GAP = re.compile(
 )
 # A year, back to 1000 ("the pre-1875 council"); not a part of a longer number ("1,875.5").
 _YEAR = re.compile(r"(?<![\d.])(?:1\d|20)\d\d(?!\d|[,.]\d{1,3}(?!\d))")
+_DECADE = re.compile(r"(?<![\d.])(?:1\d|20)\d0['’]?s\b")  # "the 1990s", "the 2000's"
 # A sentence that only says where something is written ("This information is found in Exhibit
 # 10.73 …", "For details, see Note 7."): it points at a place and answers nothing, unless the
 # question asks for a place.
@@ -132,10 +133,10 @@ def verify(
     # sources do not show ("How many ducks in 2018?" over a table of 2019 to 2024). A passage's
     # headings count ("January–June 2023" over a table's rows).
     # A "year" some source writes as an amount ("1,500") is no year the sources lack.
-    amounts = set(written_numbers(everything))
+    amounts = set(written_numbers([_DECADE.sub(" ", t) for t in everything]))
     asked_years = [
-        _written_year(year)
-        for year in dict.fromkeys(_YEAR.findall(question))
+        _written_year(year, decade)
+        for year, decade in dict.fromkeys(_years_of(question))
         if float(year) not in amounts
     ]
     asked_years += [_written_part(*part) for part in dict.fromkeys(_parts_of_year(question))]
@@ -286,10 +287,28 @@ def _rescaled(known: Sequence[float], sources: Sequence[str], sentence: str) -> 
     return [k * ratio for k in known for ratio in ratios if k]
 
 
-def _written_year(year: str) -> re.Pattern[str]:
-    """A year as sources write it: 2018, "2 0 1 8" (PDF letter spacing), FY18, '18."""
+def _years_of(question: str) -> list[tuple[str, bool]]:
+    """The years a question names, each with whether it names the decade ("the 1990s"; not
+    "1990's", which may be the year's)."""
+    return [
+        (match.group(0), bool(_DECADE_END.match(question, match.end())))
+        for match in _YEAR.finditer(question)
+    ]
+
+
+_DECADE_END = re.compile(r"s\b")
+
+
+def _written_year(year: str, decade: bool = False) -> re.Pattern[str]:
+    """A year as sources write it: 2018, "2 0 1 8" (PDF letter spacing), FY18, '18; never the
+    decade ("the 2000s" is no answer for "in the year 2000"). A decade as written: the 1990s,
+    the 1990's, the '90s."""
+    if decade:
+        return re.compile(rf"(?<!\d){year}['’]?s\b|'{year[2:]}s\b", re.IGNORECASE)
     spaced = r"\s?".join(year)
-    return re.compile(rf"(?<!\d){spaced}(?!\d)|(?:FY|')\s?{year[2:]}(?!\d)", re.IGNORECASE)
+    return re.compile(
+        rf"(?<!\d){spaced}(?!\d|s\b)|(?:FY|')\s?{year[2:]}(?!\d|s\b)", re.IGNORECASE
+    )
 
 
 _MONTH_NAME = re.compile(rf"\b{MONTH}\b", re.IGNORECASE)
