@@ -199,6 +199,7 @@ def test_a_reply_about_an_older_year_no_source_writes_is_withdrawn() -> None:
         "The hall with 1500 seats opened in 1891 [1].", [hall], question=asked
     ).refused
 
+
 def test_a_decade_is_no_year() -> None:
     """A passage writing "the 2000s" does not write the year 2000: "grew by 10.0% in the year
     2000" restated the question over the decade's rate. A question about the decade finds

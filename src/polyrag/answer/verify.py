@@ -306,9 +306,7 @@ def _written_year(year: str, decade: bool = False) -> re.Pattern[str]:
     if decade:
         return re.compile(rf"(?<!\d){year}['’]?s\b|'{year[2:]}s\b", re.IGNORECASE)
     spaced = r"\s?".join(year)
-    return re.compile(
-        rf"(?<!\d){spaced}(?!\d|s\b)|(?:FY|')\s?{year[2:]}(?!\d|s\b)", re.IGNORECASE
-    )
+    return re.compile(rf"(?<!\d){spaced}(?!\d|s\b)|(?:FY|')\s?{year[2:]}(?!\d|s\b)", re.IGNORECASE)
 
 
 _MONTH_NAME = re.compile(rf"\b{MONTH}\b", re.IGNORECASE)
