@@ -366,6 +366,26 @@ def test_a_full_name_no_passage_writes_is_refused(tmp_path: Path) -> None:
         )
 
 
+def test_a_code_no_passage_writes_is_refused(tmp_path: Path) -> None:
+    """ "What is Fe2O?" over a passage writing Fe2O3 (as "Fe 2O 3"): the reply named the oxide
+    the passage describes. Refused by code, without a model call; asked of Fe2O3, it stands."""
+    from polyrag.types import Chunk, Locator
+
+    chat = Replies([], doubts=[0.05] * 3)
+    steps = Steps(WordRetriever(), FallbackChain([chat]), Settings(home=tmp_path))
+    text = "Iron forms iron(III) oxide Fe 2O 3, in hematite and rust."
+    chunk = Chunk("c1", "s1", "/docs/iron.md", text, Locator())
+    evidence = [Evidence(1, chunk, text)]
+    verdict = Verdict("It is iron(III) oxide [1].", False, "answered", (Citation(1, chunk),))
+    trace = Trace(lambda _event: None)
+    refused = steps.answered("What is Fe2O?", verdict, evidence, trace)
+    assert refused.refused and refused.reason == NOT_ANSWERED
+    assert checked(trace) == ["refused: the question names 'Fe2O', which no passage shown writes"]
+    assert chat.weighed == []
+    trace = Trace(lambda _event: None)
+    assert steps.answered("What is Fe2O3?", verdict, evidence, trace) == verdict
+
+
 def test_an_outlook_asked_of_reported_figures_only_is_refused(tmp_path: Path) -> None:
     """ "What is the fiscal 2023 outlook for capital expenditures?" answered with the year's
     spending from the statement of cash flows: a passage or heading that speaks of the future

@@ -386,6 +386,39 @@ def _writes(text: list[str], name: list[str]) -> bool:
     return False
 
 
+def unwritten_codes(question: str, texts: Sequence[str]) -> list[str]:
+    """The question's codes that none of the texts writes as a word of its own: a formula, a
+    model or a part number ("What is Fe2O?" over a passage writing Fe2O3; "the A321's range"
+    over one about the A320) names something the passages do not describe. A code mixes
+    letters, one of them a capital, and digits in one word; a period ("FY2019", "Q3", "2Q19",
+    "FY2023Q1"), a filing ("10-K"), an ordinal or a measure ("18th", "10km", "1990s"), a
+    name's number ("COVID-19"), a date ("2007-Jan") and "3D" are not codes."""
+    codes = []
+    for match in _CODE.finditer(question):
+        code = match.group(0)
+        if re.search(r"\d", code) and re.search(r"[A-Z]", code) and not _NOT_CODE.fullmatch(code):
+            codes.append(code)
+    return [code for code in dict.fromkeys(codes) if not any(_code(code).search(t) for t in texts)]
+
+
+_CODE = re.compile(r"(?<![\w.-])[A-Za-z0-9](?:[\w-]*[A-Za-z0-9])?(?![\w-])")
+_NOT_CODE = re.compile(
+    r"\d+(?:\.\d+)?[a-z%]+"  # 18th, 10km, 1990s
+    r"|(?:FY|F|CY|Q[1-4]|H[12]|[1-4]Q)[-']?\d+(?:Q[1-4]|H[12])?|\d{2,4}(?:Q[1-4]|H[12])"
+    r"|Q[1-4]|H[12]|\d+-?[KQF]|\d+[A-Z]{1,2}"
+    r"|[A-Za-z]+-\d+|\d+-[A-Za-z]+",  # COVID-19, col-4; dates: 2007-Jan, 18-September
+    re.IGNORECASE,
+)
+
+
+def _code(code: str) -> re.Pattern[str]:
+    """A code as texts write it: whole, case aside, with or without a hyphen or a space where
+    letters meet digits ("IFRS 9"), and not followed by more digits ("Fe 2O 3" is Fe2O3)."""
+    parts = re.findall(r"[A-Za-z]+|\d+|[^A-Za-z\d]+", code)
+    body = "[ -]?".join(re.escape(part) for part in parts if part != "-")
+    return re.compile(rf"(?<![^\W_]){body}(?![^\W_]| ?\d)", re.IGNORECASE)
+
+
 def _full_names(question: str) -> list[str]:
     """The question's names of two words or more, without a possessive ("Payton Englert")."""
     return [re.sub(r"['’]s$", "", n) for n in names_in(question) if len(n.split()) >= 2]

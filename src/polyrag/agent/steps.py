@@ -12,7 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from polyrag.agent.questions import name_beside_figure, names_written, unwritten_names
+from polyrag.agent.questions import (
+    name_beside_figure,
+    names_written,
+    unwritten_codes,
+    unwritten_names,
+)
 from polyrag.agent.trace import Trace, now
 from polyrag.answer.citations import MARKER
 from polyrag.answer.evidence import (
@@ -366,7 +371,7 @@ def _refused_by_code(
 ) -> tuple[str, dict[str, object]] | None:
     """Why code alone finds that a looked-up reply does not answer the question as asked (a
     summary and the trace's data), or None: the cited rows are none the question names, the
-    question gives a full name no passage writes, asks what is expected of passages that
+    question gives a full name or a code no passage writes, asks what is expected of passages that
     report only what was, or asks for money of passages writing none."""
     if verdict.refused:
         return None
@@ -384,10 +389,15 @@ def _refused_by_code(
         for item in evidence
         for text in (item.text, *item.chunk.locator.heading_path, Path(item.chunk.path).stem)
     ]
-    unwritten = [] if verdict.computed else unwritten_names(question, shown)
+    unwritten = (
+        []
+        if verdict.computed
+        else [*unwritten_names(question, shown), *unwritten_codes(question, shown)]
+    )
     if unwritten:
         # "In what year did Robert Harper become the first president?" over a passage naming
-        # William Rainey Harper (president in 1891) and Robert Maynard Hutchins.
+        # William Rainey Harper (president in 1891) and Robert Maynard Hutchins; "What is
+        # Fe2O?" over one writing Fe2O3.
         names = ", ".join(repr(name) for name in unwritten)
         return f"the question names {names}, which no passage shown writes", {
             "unwritten": unwritten
