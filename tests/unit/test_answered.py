@@ -386,6 +386,35 @@ def test_a_code_no_passage_writes_is_refused(tmp_path: Path) -> None:
     assert steps.answered("What is Fe2O3?", verdict, evidence, trace) == verdict
 
 
+def test_an_opposite_in_the_resting_sentence_is_refused(tmp_path: Path) -> None:
+    """ "When the Rhine took a right turn what did it create?" answered from the sentence on its
+    left turn: refused by code, without a model call. Asked of the left turn, the reply goes
+    on to the model's check."""
+    from polyrag.types import Chunk, Locator
+
+    chat = Replies([], doubts=[0.05] * 3)
+    steps = Steps(WordRetriever(), FallbackChain([chat]), Settings(home=tmp_path))
+    text = (
+        "During the ice ages the Rhine took a left turn, creating the Channel River. Its "
+        "course now lies below the English Channel."
+    )
+    chunk = Chunk("c1", "s1", "/docs/rhine.md", text, Locator())
+    evidence = [Evidence(1, chunk, text)]
+    verdict = Verdict("It created the Channel River [1].", False, "answered", (Citation(1, chunk),))
+    trace = Trace(lambda _event: None)
+    asked = "When the Rhine took a right turn what did it create?"
+    refused = steps.answered(asked, verdict, evidence, trace)
+    assert refused.refused and refused.reason == NOT_ANSWERED
+    assert checked(trace) == [
+        "refused: the question asks about 'right', which no passage shown writes, and the "
+        "sentence the reply rests on says 'left'"
+    ]
+    assert chat.weighed == []
+    trace = Trace(lambda _event: None)
+    assert steps.answered(asked.replace("right", "left"), verdict, evidence, trace) == verdict
+    assert len(chat.weighed) == 1
+
+
 def test_an_outlook_asked_of_reported_figures_only_is_refused(tmp_path: Path) -> None:
     """ "What is the fiscal 2023 outlook for capital expenditures?" answered with the year's
     spending from the statement of cash flows: a passage or heading that speaks of the future

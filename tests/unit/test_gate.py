@@ -8,6 +8,7 @@ from pathlib import Path
 from polyrag.agent.questions import (
     name_beside_figure,
     names_written,
+    opposite_words,
     unwritten_codes,
     unwritten_names,
 )
@@ -93,6 +94,25 @@ def test_codes_no_passage_writes_are_found() -> None:
         "printing in the 18th century, over 10km, in the 1990s, from Aug 2007-Jan 2011?"
     )
     assert unwritten_codes(not_codes, ["nothing of the kind"]) == []
+
+
+def test_a_word_whose_opposite_the_resting_sentence_writes_is_found() -> None:
+    """ "A right turn" asked of a passage about a left turn: the word is written nowhere and
+    its opposite is in the sentence the reply rests on. Written anywhere, asked together with
+    its opposite, or a word of a name ("Best Buy"), it is no finding. Each question checked
+    against its own gold evidence (its best sentence standing for the resting one): SQuAD's
+    500 5 unanswerable and 0 answerable, TAT-QA's 1,668 1 (an arithmetic question, which the
+    check leaves alone), FinanceBench's 85 and HotpotQA's 30 none."""
+    rhine = "During the ice ages the Rhine took a left turn, creating the Channel River."
+    asked = "When the Rhine took a right turn what did it create?"
+    assert opposite_words(asked, [rhine], [rhine]) == [("right", "left")]
+    assert opposite_words(asked, [rhine, "a right bank"], [rhine]) == []
+    assert opposite_words(asked, [rhine], []) == []
+    fell = "Revenue decreased by 4% as volumes fell."
+    assert opposite_words("Why did revenue increase?", [fell], [fell]) == [("increase", "decrease")]
+    assert opposite_words("What is the increase / (decrease) in revenue?", [fell], [fell]) == []
+    assert opposite_words("How did Best Buy's revenue change?", ["sold 5"], ["sold 5"]) == []
+    assert opposite_words("Buy what?", ["sold 5"], ["sold 5"]) == [("bought", "sold")]
 
 
 def test_a_line_giving_the_name_and_the_replys_figure_answers_the_lookup() -> None:

@@ -419,6 +419,76 @@ def _code(code: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![^\W_]){body}(?![^\W_]| ?\d)", re.IGNORECASE)
 
 
+def opposite_words(
+    question: str, texts: Sequence[str], sentences: Sequence[str]
+) -> list[tuple[str, str]]:
+    """The question's words that none of the texts writes while a sentence a reply rests on
+    writes their opposite, each as (asked, written): "When the Rhine took a right turn what
+    did it create?" answered from "the Rhine took a left turn, creating the Channel River".
+    A question naming both ("the increase / (decrease) in revenue") asks about either; a
+    word of a name ("Best Buy") is none of these words."""
+    # A capitalised word is part of a name ("Best Buy"), unless it opens the question.
+    first, _, rest = question.strip().partition(" ")
+    asked = _word_families(" ".join([first, *re.findall(r"\b[a-z]+", rest)]))
+    if not asked:
+        return []
+    written = set().union(*(_word_families(text) for text in texts)) if texts else set()
+    resting = set().union(*(_word_families(s) for s in sentences)) if sentences else set()
+    found = []
+    for family in sorted(asked - written):
+        opposite = family ^ 1  # the other family of its pair
+        if opposite in resting and opposite not in asked:
+            found.append((_NAMES[family], _NAMES[opposite]))
+    return found
+
+
+# Words of opposite meaning, each a family of its forms; the first form names it.
+_PAIRS = (
+    ("left", "right"),
+    ("north northern northward", "south southern southward"),
+    ("east eastern eastward", "west western westward"),
+    ("specific", "general"),
+    ("before", "after"),
+    ("increase increases increased increasing", "decrease decreases decreased decreasing"),
+    ("rise rises rose risen rising", "fall falls fell fallen falling"),
+    ("lowest minimum", "highest maximum"),
+    ("largest biggest", "smallest"),
+    ("earliest", "latest"),
+    ("oldest older", "youngest younger"),
+    ("import imports imported", "export exports exported"),
+    ("inner", "outer"),
+    ("upper", "lower"),
+    ("won win wins winning", "lost lose loses losing"),
+    ("bought buy buys buying", "sold sell sells selling"),
+    ("longest", "shortest"),
+    ("male", "female"),
+    ("internal", "external"),
+    ("legal", "illegal"),
+    ("accepted accept accepts", "rejected reject rejects"),
+    ("above", "below"),
+    ("inside", "outside"),
+    ("input", "output"),
+    ("best", "worst"),
+    ("strong stronger strongest", "weak weaker weakest"),
+    ("fastest", "slowest"),
+    ("attacked attack attacks", "defended defend defends"),
+    ("victory", "defeat"),
+    ("born", "died"),
+    ("include includes included including", "exclude excludes excluded excluding"),
+    ("agree agrees agreed agreement", "disagree disagrees disagreed disagreement"),
+    ("heating heat heated", "cooling cool cooled"),
+)
+_FAMILIES = [frozenset(forms.split()) for pair in _PAIRS for forms in pair]
+_NAMES = [pair.split()[0] for pairs in _PAIRS for pair in pairs]
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _word_families(text: str) -> set[int]:
+    """The families of `_PAIRS` that the text's words belong to, by index."""
+    words = {w.lower() for w in _WORD.findall(text)}
+    return {i for i, family in enumerate(_FAMILIES) if family & words}
+
+
 def _full_names(question: str) -> list[str]:
     """The question's names of two words or more, without a possessive ("Payton Englert")."""
     return [re.sub(r"['’]s$", "", n) for n in names_in(question) if len(n.split()) >= 2]

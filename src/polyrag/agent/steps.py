@@ -15,6 +15,7 @@ from pathlib import Path
 from polyrag.agent.questions import (
     name_beside_figure,
     names_written,
+    opposite_words,
     unwritten_codes,
     unwritten_names,
 )
@@ -294,8 +295,9 @@ class Steps:
         or more. Left to other checks: computed answers and tool results (the critic and the
         arithmetic check), tables (looked up by code), and yes/no questions (where "no" could
         be the answer itself). Some replies code alone refuses, without a model call
-        (`_refused_by_code`): rows the question names none of, a full name no passage
-        writes, an outlook asked of what was reported, money asked of passages writing none."""
+        (`_refused_by_code`): rows the question names none of, a full name or a code no
+        passage writes, an opposite word ("left" for "right"), an outlook asked of what was
+        reported, money asked of passages writing none."""
         threshold = self.settings.answer.unanswered_at
         by_number = {item.n: item for item in evidence}
         cited = _holding(
@@ -371,8 +373,9 @@ def _refused_by_code(
 ) -> tuple[str, dict[str, object]] | None:
     """Why code alone finds that a looked-up reply does not answer the question as asked (a
     summary and the trace's data), or None: the cited rows are none the question names, the
-    question gives a full name or a code no passage writes, asks what is expected of passages that
-    report only what was, or asks for money of passages writing none."""
+    question gives a full name or a code no passage writes, a word of it no passage writes
+    has its opposite in the sentence the reply rests on, it asks what is expected of passages
+    that report only what was, or asks for money of passages writing none."""
     if verdict.refused:
         return None
     unnamed = unnamed_rows(question, cited)
@@ -402,6 +405,22 @@ def _refused_by_code(
         return f"the question names {names}, which no passage shown writes", {
             "unwritten": unwritten
         }
+    resting = [resting_sentence(verdict.text, question, item.text) for item in cited]
+    swapped = (
+        []
+        if verdict.computed or YES_NO.match(question)
+        else opposite_words(question, shown, [s for s in resting if s])
+    )
+    if swapped:
+        # "When the Rhine took a right turn what did it create?" answered from "the Rhine took
+        # a left turn, creating the Channel River".
+        words = ", ".join(repr(word) for word, _ in swapped)
+        opposites = ", ".join(repr(word) for _, word in swapped)
+        return (
+            f"the question asks about {words}, which no passage shown writes, and the sentence "
+            f"the reply rests on says {opposites}",
+            {"opposites": [list(pair) for pair in swapped]},
+        )
     ahead = _ASKS_AHEAD.search(question)
     if ahead and not YES_NO.match(question) and not _looks_ahead(cited or evidence):
         # "What is the fiscal 2023 outlook for capital expenditures?" answered with the year's
