@@ -210,6 +210,26 @@ def test_the_agent_leaves_a_chain_of_passages_unweighed(tmp_path: Path) -> None:
     assert chat.weighed == [] and not checked(trace)
 
 
+def test_a_multi_hop_reply_resting_on_one_document_gets_the_checks_code_makes(
+    tmp_path: Path,
+) -> None:
+    """A question routed as multi-hop or comparing is not weighed by the model, but its reply,
+    resting on one document, still meets the checks code makes: "a more specific question"
+    answered from the sentence about a more general one (SQuAD 2.0) was let through."""
+    found = {"answer": "Shirley Temple", "found": "", "next_search": ""}
+    question = "Who served as Chief of Protocol of the United States on the MK2?"
+    agent, chat = make_agent(tmp_path / "code", [json.dumps(found), REPLY])
+    chat.doubts = [0.9]
+    answer, trace = ask(agent, question, "multihop")
+    assert answer.refused and answer.refusal_reason == NOT_ANSWERED  # type: ignore[attr-defined]
+    assert checked(trace) == ["refused: the question names 'MK2', which no passage shown writes"]
+    assert chat.weighed == []
+    agent, chat = make_agent(tmp_path / "written", [json.dumps(found), REPLY])
+    chat.doubts = [0.9]
+    answer, trace = ask(agent, TEMPLE, "multihop")
+    assert not answer.refused and chat.weighed == [] and not checked(trace)  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize(("doubt", "refused"), [(0.9, True), (0.05, False)])
 def test_the_agent_weighs_a_lookup_that_rests_on_one_document(
     tmp_path: Path, doubt: float, refused: bool

@@ -112,6 +112,9 @@ def test_a_word_whose_opposite_the_resting_sentence_writes_is_found() -> None:
     assert opposite_words("Why did revenue increase?", [fell], [fell]) == [("increase", "decrease")]
     assert opposite_words("What is the increase / (decrease) in revenue?", [fell], [fell]) == []
     assert opposite_words("How did Best Buy's revenue change?", ["sold 5"], ["sold 5"]) == []
+    younger = ["Ann is younger than Bob."]
+    assert opposite_words("Who is older, Ann or Bob?", younger, younger) == []
+    assert opposite_words("Is Ann older?", younger, younger) == [("oldest", "youngest")]
     assert opposite_words("Buy what?", ["sold 5"], ["sold 5"]) == [("bought", "sold")]
 
 

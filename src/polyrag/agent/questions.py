@@ -425,8 +425,11 @@ def opposite_words(
     """The question's words that none of the texts writes while a sentence a reply rests on
     writes their opposite, each as (asked, written): "When the Rhine took a right turn what
     did it create?" answered from "the Rhine took a left turn, creating the Channel River".
-    A question naming both ("the increase / (decrease) in revenue") asks about either; a
-    word of a name ("Best Buy") is none of these words."""
+    A question naming both ("the increase / (decrease) in revenue") asks about either, a
+    choice ("Which is older, X or Y?") is answered by either ("Y is younger"), and a word of
+    a name ("Best Buy") is none of these words."""
+    if _CHOICE.search(question):
+        return []
     # A capitalised word is part of a name ("Best Buy"), unless it opens the question.
     first, _, rest = question.strip().partition(" ")
     asked = _word_families(" ".join([first, *re.findall(r"\b[a-z]+", rest)]))
@@ -442,6 +445,7 @@ def opposite_words(
     return found
 
 
+_CHOICE = re.compile(r"\bor\b", re.IGNORECASE)
 # Words of opposite meaning, each a family of its forms; the first form names it.
 _PAIRS = (
     ("left", "right"),

@@ -128,14 +128,21 @@ class Replier:
             answer = with_bridges(answer, evidence, state)
             answer = with_chain(answer, evidence, question)
             answer = with_coverage(answer, evidence, question)
-        if state.get("kind") not in ("multihop", "compute", "aggregate", "compare"):
-            answer = self._weighed(run, question, evidence, answer)
+        if state.get("kind") not in ("compute", "aggregate"):
+            weigh = state.get("kind") not in ("multihop", "compare")
+            answer = self._weighed(run, question, evidence, answer, weigh=weigh)
         if YES_NO.match(question) and not answer.refused:
             answer = self._yes_or_no(run, question, evidence, answer)
         return answer
 
     def _weighed(
-        self, run: Run, question: str, evidence: Sequence[Evidence], answer: Answer
+        self,
+        run: Run,
+        question: str,
+        evidence: Sequence[Evidence],
+        answer: Answer,
+        *,
+        weigh: bool = True,
     ) -> Answer:
         """A looked-up reply resting on one document gets the fast path's check: do its
         passages answer this exact question? A passage about the right subject often holds a
@@ -143,11 +150,13 @@ class Replier:
         all of those through (SQuAD 2.0: 2 of 31 unanswerable questions refused). A reply that
         rests on a chain of passages from several documents is left alone: no single one
         answers the question as asked, and weighing them took back right HotpotQA answers
-        (0.53 → 0.43 right and grounded)."""
+        (0.53 → 0.43 right and grounded). Without `weigh` (a multi-hop or comparing question,
+        whose one document's passages may each answer a part), only the checks code makes
+        run: a name or code no passage writes, an opposite word, and the like."""
         if answer.refused or len({c.chunk.path for c in answer.citations}) != 1:
             return answer
         verdict = Verdict(answer.text, False, "answered", answer.citations, partial=answer.partial)
-        weighed = self.steps.answered(question, verdict, evidence, run.trace)
+        weighed = self.steps.answered(question, verdict, evidence, run.trace, weigh=weigh)
         if not weighed.refused:
             return replace(answer, steps=tuple(run.trace.steps), model_calls=run.trace.model_calls)
         return refusal(

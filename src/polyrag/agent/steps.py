@@ -281,7 +281,13 @@ class Steps:
         return verdict
 
     def answered(
-        self, question: str, verdict: Verdict, evidence: Sequence[Evidence], trace: Trace
+        self,
+        question: str,
+        verdict: Verdict,
+        evidence: Sequence[Evidence],
+        trace: Trace,
+        *,
+        weigh: bool = True,
     ) -> Verdict:
         """A looked-up answer from prose stands only when its cited passages answer the
         question as asked.
@@ -297,7 +303,7 @@ class Steps:
         be the answer itself). Some replies code alone refuses, without a model call
         (`_refused_by_code`): rows the question names none of, a full name or a code no
         passage writes, an opposite word ("left" for "right"), an outlook asked of what was
-        reported, money asked of passages writing none."""
+        reported, money asked of passages writing none. Without `weigh`, only those run."""
         threshold = self.settings.answer.unanswered_at
         by_number = {item.n: item for item in evidence}
         cited = _holding(
@@ -315,7 +321,8 @@ class Steps:
             trace.add("answered", f"refused: {summary}", data, now())
             return Verdict(REFUSAL, True, NOT_ANSWERED, (), withdrawn=(verdict.text,))
         if (
-            not threshold
+            not weigh
+            or not threshold
             or not cited
             or not prose
             or verdict.computed
