@@ -220,6 +220,26 @@ def test_a_decade_is_no_year() -> None:
     assert not verify("Revenue was $5 million [1].", [dated], question=asked).refused
 
 
+def test_a_rank_no_source_writes_is_withdrawn() -> None:
+    """ "When was Warsaw ranked as the 22nd most liveable city?" over a passage ranking it 32nd:
+    the reply restated the question's rank with the passage's year. A rank written in digits
+    or in words stands; a century is not checked (sources write "the 1700s")."""
+    passage = item(1, "In 2012 the Economist ranked Warsaw as the 32nd most liveable city.")
+    question = "When was Warsaw ranked as the 22nd most liveable city?"
+    reply = "Warsaw was ranked as the 22nd most liveable city in 2012 [1]."
+    verdict = verify(reply, [passage], question=question)
+    assert verdict.refused and verdict.reason == NOT_SUPPORTED
+    for written in ("22nd", "twenty-second"):
+        source = item(
+            1, f"In 2012 the Economist ranked Warsaw as the {written} most liveable city."
+        )
+        assert not verify(reply, [source], question=question).refused
+    old = item(1, "Roughly 500,000 Huguenots had fled France by the 1700s.")
+    asked = "How many Huguenots had fled France by the 18th century?"
+    fled = "Roughly 500,000 Huguenots had fled France by the 18th century [1]."
+    assert not verify(fled, [old], question=asked).refused
+
+
 def test_a_reply_about_a_month_no_source_writes_is_withdrawn() -> None:
     """Rows of January to March and a question about April: the March figure restated for
     April is no answer. A date's month ("December 31") is not checked: sources write dates

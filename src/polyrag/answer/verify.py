@@ -140,8 +140,10 @@ def verify(
         if float(year) not in amounts
     ]
     asked_years += [_written_part(*part) for part in dict.fromkeys(_parts_of_year(question))]
-    # And a month ("the revenue in April" over rows of January to March).
+    # And a month ("the revenue in April" over rows of January to March), and a rank ("the
+    # 22nd most liveable city" over a passage ranking it 32nd).
     asked_years += [written_month(month) for month in dict.fromkeys(_months_of(question))]
+    asked_years += [_written_ordinal(n) for n in dict.fromkeys(_ordinals_of(question))]
     # The file's name counts too: a quarterly report is often named for its quarter
     # ("BESTBUY_2024Q2_10Q") while its pages say "three months ended".
     headed = [" ".join((*e.chunk.locator.heading_path, Path(e.chunk.path).stem)) for e in evidence]
@@ -366,6 +368,32 @@ def _written_part(kind: str, number: int) -> re.Pattern[str]:
         rf"\b{noun} {number}\b|{_SPAN_OF[kind]}",
         re.IGNORECASE,
     )
+
+
+# An ordinal in digits ("the 22nd most liveable"), not a century's (sources write "the 1700s").
+_ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b(?!\s+centur)", re.IGNORECASE)
+_UNITS = (
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+    "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+    "seventeenth", "eighteenth", "nineteenth",
+)  # fmt: skip
+_TENS = ("twent", "thirt", "fort", "fift", "sixt", "sevent", "eight", "ninet")
+
+
+def _ordinals_of(question: str) -> list[int]:
+    return [int(match.group(1)) for match in _ORDINAL.finditer(question) if int(match.group(1))]
+
+
+def _written_ordinal(number: int) -> re.Pattern[str]:
+    """A rank as sources write it: 22nd, 22 nd, twenty-second, twenty second."""
+    if number < 20:
+        word = _UNITS[number - 1]
+    else:
+        tens, unit = divmod(number, 10)
+        word = (
+            f"{_TENS[tens - 2]}(?:y[- ]?{_UNITS[unit - 1]})" if unit else f"{_TENS[tens - 2]}ieth"
+        )
+    return re.compile(rf"(?<!\d){number}\s?(?:st|nd|rd|th)\b|\b{word}\b", re.IGNORECASE)
 
 
 def _only_refusal(text: str) -> bool:
