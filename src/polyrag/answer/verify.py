@@ -129,27 +129,10 @@ def verify(
     days = set(known_anywhere) - set(
         written_numbers([_DAY_OF_MONTH.sub(" ", t) for t in [*everything, question]])
     )
-    # A year the question names that no evidence writes: a reply restating it presumes what the
-    # sources do not show ("How many ducks in 2018?" over a table of 2019 to 2024). A passage's
-    # headings count ("January–June 2023" over a table's rows).
-    # A "year" some source writes as an amount ("1,500") is no year the sources lack.
-    amounts = set(written_numbers([_DECADE.sub(" ", t) for t in everything]))
-    asked_years = [
-        _written_year(year, decade)
-        for year, decade in dict.fromkeys(_years_of(question))
-        if float(year) not in amounts
-    ]
-    asked_years += [_written_part(*part) for part in dict.fromkeys(_parts_of_year(question))]
-    # And a month ("the revenue in April" over rows of January to March), and a rank ("the
-    # 22nd most liveable city" over a passage ranking it 32nd).
-    asked_years += [written_month(month) for month in dict.fromkeys(_months_of(question))]
-    asked_years += [_written_ordinal(n) for n in dict.fromkeys(_ordinals_of(question))]
-    # The file's name counts too: a quarterly report is often named for its quarter
-    # ("BESTBUY_2024Q2_10Q") while its pages say "three months ended".
+    # A year, quarter, month or rank the question names that no evidence writes: a reply
+    # restating it presumes what the sources do not show.
+    unseen = unwritten_periods(question, evidence)
     headed = [" ".join((*e.chunk.locator.heading_path, Path(e.chunk.path).stem)) for e in evidence]
-    unseen = [
-        year for year in asked_years if not any(year.search(t) for t in [*everything, *headed])
-    ]
     # Likewise a quantity a lookup names ("with 12 g of inhibitor") over rows of 0 to 10 g: a
     # reply restating it answers for something the sources do not have.
     unnamed = (
@@ -287,6 +270,27 @@ def _rescaled(known: Sequence[float], sources: Sequence[str], sentence: str) -> 
     unit = SCALES[said.group(1).lower()] if said else 1.0
     ratios = {SCALES[word] / unit for word in found} - {1.0}
     return [k * ratio for k in known for ratio in ratios if k]
+
+
+def unwritten_periods(question: str, evidence: Sequence[Evidence]) -> list[re.Pattern[str]]:
+    """The years, quarters, months and ranks a question names that no evidence writes, each as
+    the pattern of its written forms: "How many ducks in 2018?" over a table of 2019 to 2024,
+    "the revenue in April" over rows of January to March, "the 22nd most liveable city" over
+    a passage ranking it 32nd. A passage's headings and its file's name count ("January–June
+    2023" over a table's rows; "BESTBUY_2024Q2_10Q" while its pages say "three months
+    ended"), and a "year" some source writes as an amount ("1,500") is no year it lacks."""
+    everything = [t for e in evidence for t in (e.text, *(c.text for c in e.backing))]
+    headed = [" ".join((*e.chunk.locator.heading_path, Path(e.chunk.path).stem)) for e in evidence]
+    amounts = set(written_numbers([_DECADE.sub(" ", t) for t in everything]))
+    asked = [
+        _written_year(year, decade)
+        for year, decade in dict.fromkeys(_years_of(question))
+        if float(year) not in amounts
+    ]
+    asked += [_written_part(*part) for part in dict.fromkeys(_parts_of_year(question))]
+    asked += [written_month(month) for month in dict.fromkeys(_months_of(question))]
+    asked += [_written_ordinal(n) for n in dict.fromkeys(_ordinals_of(question))]
+    return [when for when in asked if not any(when.search(t) for t in [*everything, *headed])]
 
 
 def _years_of(question: str) -> list[tuple[str, bool]]:
