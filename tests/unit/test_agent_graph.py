@@ -723,7 +723,8 @@ def test_a_computed_answer_states_the_calculators_result() -> None:
     from polyrag.answer.evidence import Evidence
     from polyrag.types import NOT_SUPPORTED, Answer, Citation
 
-    rates = Chunk("r1", "rates", "/docs/rates.md", "| Discount rate | 4.00% | 3.75% |", Locator())
+    table = "| | 2019 | 2018 |\n| Discount rate | 4.00% | 3.75% |"
+    rates = Chunk("r1", "rates", "/docs/rates.md", table, Locator())
     formula = "(4 − 3.75) ÷ 3.75 × 100 = 6.67"
     outcome = ToolOutcome("calculator", {}, True, formula, backing=(rates,), formula=formula)
     calculation = replace(derived(outcome), n=2)
@@ -743,6 +744,10 @@ def test_a_computed_answer_states_the_calculators_result() -> None:
     assert not with_result(withdrawn, evidence, question).refused
     # Without a calculation, nothing changes.
     assert with_result(redone, evidence[:1], question) is redone
+    # Nor for a year no passage writes ("How much did it grow in the year 2000?" over a
+    # passage on the 2000s): the accepted calculation is about other years.
+    elsewhen = question.replace("from 2018 to 2019", "in 2017")
+    assert with_result(withdrawn, evidence, elsewhen) is withdrawn
 
 
 def test_a_reply_names_the_rows_the_query_picked() -> None:

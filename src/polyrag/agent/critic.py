@@ -880,7 +880,7 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             "one number of the sources shifted by a constant is not a calculation over them",
         )
     years = {float(y) for y in re.findall(r"\b(?:19|20)\d\d\b", question)}
-    if years and not _ABOUT_YEARS.search(question) and any(n in years for n in from_sources):
+    if years and not ABOUT_YEARS.search(question) and any(n in years for n in from_sources):
         named = sorted({str(int(n)) for n in from_sources if n in years})
         what = "is a year" if len(named) == 1 else "are years"
         return Review(
@@ -1000,7 +1000,7 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
             search=_subject(question),
         )
     elsewhen = (
-        [] if _ABOUT_YEARS.search(question) else _other_periods(question, from_sources, backing)
+        [] if ABOUT_YEARS.search(question) else _other_periods(question, from_sources, backing)
     )
     if elsewhen:
         asked = " and ".join(sorted(_periods(question)[0] or _periods(question)[1]))
@@ -1013,7 +1013,7 @@ def _review_calculation(question: str, outcome: ToolOutcome, passages: Sequence[
         )
     astray: list[str] = []
     row_named = False
-    if not _ABOUT_YEARS.search(question):
+    if not ABOUT_YEARS.search(question):
         astray, row_named = _operands_astray(question, from_sources, backing, passages)
     if astray:
         where = (
@@ -1605,7 +1605,7 @@ def _written_for(question: str, backing: Sequence[Chunk]) -> str:
 
 
 # Questions whose arithmetic is on the years themselves ("how many years between …").
-_ABOUT_YEARS = re.compile(
+ABOUT_YEARS = re.compile(
     r"\bhow (?:many|long)\b.*\byears?\b|\byears? (?:between|since|after|apart)\b|"
     r"\bhow old\b|\bage\b",
     re.IGNORECASE,

@@ -9,12 +9,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from polyrag.agent.critic import ASKS_WHICH_ONE
+from polyrag.agent.critic import ABOUT_YEARS, ASKS_WHICH_ONE
 from polyrag.agent.questions import names_in
 from polyrag.agent.tools import statements
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.answer.evidence import Evidence, content_words, stems
 from polyrag.answer.numbers import numbers_in_text, parse_number
+from polyrag.answer.verify import unwritten_periods
 from polyrag.months import MONTH
 from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, Answer, Chunk, Citation, Modality
 
@@ -144,10 +145,15 @@ def with_result(answer: Answer, evidence: Sequence[Evidence], question: str) -> 
     it was computed from: "0.25%" for a change of 4.00% over 3.75%; "5500" where the query
     added each widget's sales up to a difference of 2000), code writes the answer: the result
     and how it was computed, citing what it used. A reply withdrawn as unsupported, or in which
-    the model found no answer, gives way to the result too: the critic accepted the call."""
+    the model found no answer, gives way to the result too: the critic accepted the call —
+    unless the question names a year, quarter, month or rank no passage writes."""
     if answer.refused and answer.refusal_reason not in (NOT_SUPPORTED, NO_ANSWER_FOUND):
         return answer
     if _PICKS.search(question):  # "In which year was it larger?" wants the year, not the gap
+        return answer
+    if not ABOUT_YEARS.search(question) and unwritten_periods(question, evidence):
+        # "How much did southern California grow in the year 2000?" over a passage giving the
+        # 2000s' rate: a difference of two populations is no answer for a year no passage has.
         return answer
     results = [
         (item, found)
