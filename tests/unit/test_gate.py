@@ -112,6 +112,9 @@ def test_a_word_whose_opposite_the_resting_sentence_writes_is_found() -> None:
     assert opposite_words("Why did revenue increase?", [fell], [fell]) == [("increase", "decrease")]
     assert opposite_words("What is the increase / (decrease) in revenue?", [fell], [fell]) == []
     assert opposite_words("How did Best Buy's revenue change?", ["sold 5"], ["sold 5"]) == []
+    raid = ["French irregulars harassed Fort William Henry in 1757."]
+    asked = "What troops defended Fort William Henry in early 1757?"
+    assert opposite_words(asked, raid, raid) == [("defended", "attacked")]
     younger = ["Ann is younger than Bob."]
     assert opposite_words("Who is older, Ann or Bob?", younger, younger) == []
     assert opposite_words("Is Ann older?", younger, younger) == [("oldest", "youngest")]

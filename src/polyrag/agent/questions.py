@@ -475,7 +475,10 @@ _PAIRS = (
     ("best", "worst"),
     ("strong stronger strongest", "weak weaker weakest"),
     ("fastest", "slowest"),
-    ("attacked attack attacks", "defended defend defends"),
+    (
+        "attacked attack attacks assaulted raided besieged invaded harassed",
+        "defended defend defends",
+    ),
     ("victory", "defeat"),
     ("born", "died"),
     ("include includes included including", "exclude excludes excluded excluding"),
