@@ -353,6 +353,31 @@ def test_a_figure_cited_to_the_paragraph_over_its_table_is_weighed_where_it_stan
     assert steps.answered(question, other, evidence, trace).refused and len(chat.weighed) == 1
 
 
+def over_one_passage(
+    tmp_path: Path, name: str, text: str, reply: str
+) -> tuple[Steps, Replies, list[Evidence], Verdict]:
+    """Steps whose model doubts little, one passage of `text` and a reply citing it."""
+    from polyrag.types import Chunk, Locator
+
+    chat = Replies([], doubts=[0.05] * 3)
+    steps = Steps(WordRetriever(), FallbackChain([chat]), Settings(home=tmp_path))
+    chunk = Chunk("c1", "s1", f"/docs/{name}", text, Locator())
+    verdict = Verdict(reply, False, "answered", (Citation(1, chunk),))
+    return steps, chat, [Evidence(1, chunk, text)], verdict
+
+
+def refused_by_code(
+    steps: Steps, chat: Replies, question: str, verdict: Verdict, evidence: list[Evidence]
+) -> str:
+    """What the answered check says, having refused `verdict` without a model call."""
+    trace = Trace(lambda _event: None)
+    refused = steps.answered(question, verdict, evidence, trace)
+    assert refused.refused and refused.reason == NOT_ANSWERED
+    assert chat.weighed == []
+    (summary,) = checked(trace)
+    return summary
+
+
 CHICAGO = (
     "The University of Chicago was incorporated in 1890; William Rainey Harper became the "
     "university's first president in 1891. Both Harper and future president Robert Maynard "
@@ -364,21 +389,11 @@ def test_a_full_name_no_passage_writes_is_refused(tmp_path: Path) -> None:
     """ "Robert Harper" over a passage naming William Rainey Harper and Robert Maynard
     Hutchins: each word is written, the name is not, and the reply "1891" does not restate it.
     Refused by code, without a model call; the name as the passage writes it stands."""
-    from polyrag.types import Chunk, Locator
-
-    chat = Replies([], doubts=[0.05] * 3)
-    steps = Steps(WordRetriever(), FallbackChain([chat]), Settings(home=tmp_path))
-    chunk = Chunk("c1", "s1", "/docs/chicago.md", CHICAGO, Locator())
-    evidence = [Evidence(1, chunk, CHICAGO)]
-    verdict = Verdict("1891 [1].", False, "answered", (Citation(1, chunk),))
-    trace = Trace(lambda _event: None)
+    steps, chat, evidence, verdict = over_one_passage(tmp_path, "chicago.md", CHICAGO, "1891 [1].")
     asked = "In what year did Robert Harper become the first president of the University?"
-    refused = steps.answered(asked, verdict, evidence, trace)
-    assert refused.refused and refused.reason == NOT_ANSWERED
-    assert checked(trace) == [
+    assert refused_by_code(steps, chat, asked, verdict, evidence) == (
         "refused: the question names 'Robert Harper', which no passage shown writes"
-    ]
-    assert chat.weighed == []
+    )
     for name in ("William Harper", "William Rainey Harper", "Robert Hutchins"):
         trace = Trace(lambda _event: None)
         assert steps.answered(asked.replace("Robert Harper", name), verdict, evidence, trace) == (
@@ -389,19 +404,12 @@ def test_a_full_name_no_passage_writes_is_refused(tmp_path: Path) -> None:
 def test_a_code_no_passage_writes_is_refused(tmp_path: Path) -> None:
     """ "What is Fe2O?" over a passage writing Fe2O3 (as "Fe 2O 3"): the reply named the oxide
     the passage describes. Refused by code, without a model call; asked of Fe2O3, it stands."""
-    from polyrag.types import Chunk, Locator
-
-    chat = Replies([], doubts=[0.05] * 3)
-    steps = Steps(WordRetriever(), FallbackChain([chat]), Settings(home=tmp_path))
     text = "Iron forms iron(III) oxide Fe 2O 3, in hematite and rust."
-    chunk = Chunk("c1", "s1", "/docs/iron.md", text, Locator())
-    evidence = [Evidence(1, chunk, text)]
-    verdict = Verdict("It is iron(III) oxide [1].", False, "answered", (Citation(1, chunk),))
-    trace = Trace(lambda _event: None)
-    refused = steps.answered("What is Fe2O?", verdict, evidence, trace)
-    assert refused.refused and refused.reason == NOT_ANSWERED
-    assert checked(trace) == ["refused: the question names 'Fe2O', which no passage shown writes"]
-    assert chat.weighed == []
+    reply = "It is iron(III) oxide [1]."
+    steps, chat, evidence, verdict = over_one_passage(tmp_path, "iron.md", text, reply)
+    assert refused_by_code(steps, chat, "What is Fe2O?", verdict, evidence) == (
+        "refused: the question names 'Fe2O', which no passage shown writes"
+    )
     trace = Trace(lambda _event: None)
     assert steps.answered("What is Fe2O3?", verdict, evidence, trace) == verdict
 
@@ -410,26 +418,17 @@ def test_an_opposite_in_the_resting_sentence_is_refused(tmp_path: Path) -> None:
     """ "When the Rhine took a right turn what did it create?" answered from the sentence on its
     left turn: refused by code, without a model call. Asked of the left turn, the reply goes
     on to the model's check."""
-    from polyrag.types import Chunk, Locator
-
-    chat = Replies([], doubts=[0.05] * 3)
-    steps = Steps(WordRetriever(), FallbackChain([chat]), Settings(home=tmp_path))
     text = (
         "During the ice ages the Rhine took a left turn, creating the Channel River. Its "
         "course now lies below the English Channel."
     )
-    chunk = Chunk("c1", "s1", "/docs/rhine.md", text, Locator())
-    evidence = [Evidence(1, chunk, text)]
-    verdict = Verdict("It created the Channel River [1].", False, "answered", (Citation(1, chunk),))
-    trace = Trace(lambda _event: None)
+    reply = "It created the Channel River [1]."
+    steps, chat, evidence, verdict = over_one_passage(tmp_path, "rhine.md", text, reply)
     asked = "When the Rhine took a right turn what did it create?"
-    refused = steps.answered(asked, verdict, evidence, trace)
-    assert refused.refused and refused.reason == NOT_ANSWERED
-    assert checked(trace) == [
+    assert refused_by_code(steps, chat, asked, verdict, evidence) == (
         "refused: the question asks about 'right', which no passage shown writes, and the "
         "sentence the reply rests on says 'left'"
-    ]
-    assert chat.weighed == []
+    )
     trace = Trace(lambda _event: None)
     assert steps.answered(asked.replace("right", "left"), verdict, evidence, trace) == verdict
     assert len(chat.weighed) == 1
