@@ -115,6 +115,9 @@ def test_a_word_whose_opposite_the_resting_sentence_writes_is_found() -> None:
     raid = ["French irregulars harassed Fort William Henry in 1757."]
     asked = "What troops defended Fort William Henry in early 1757?"
     assert opposite_words(asked, raid, raid) == [("defended", "attacked")]
+    gave = ["In 1749 the British government gave land to the Ohio Company."]
+    asked = "When did British government take land for development of Ohio Country?"
+    assert opposite_words(asked, gave, gave) == [("took", "gave")]
     younger = ["Ann is younger than Bob."]
     assert opposite_words("Who is older, Ann or Bob?", younger, younger) == []
     assert opposite_words("Is Ann older?", younger, younger) == [("oldest", "youngest")]

@@ -484,6 +484,9 @@ _PAIRS = (
     ("include includes included including", "exclude excludes excluded excluding"),
     ("agree agrees agreed agreement", "disagree disagrees disagreed disagreement"),
     ("heating heat heated", "cooling cool cooled"),
+    ("gave give gives giving", "took take takes taken taking"),  # not "given": "a given year"
+    ("lent lend lends lending", "borrowed borrow borrows borrowing"),
+    ("sent send sends sending", "received receive receives receiving"),
 )
 _FAMILIES = [frozenset(forms.split()) for pair in _PAIRS for forms in pair]
 _NAMES = [pair.split()[0] for pairs in _PAIRS for pair in pairs]
