@@ -122,7 +122,7 @@ def verify(
     ]
     # The question's own numbers ("in 2019 and 2018") may be restated: they are not claims.
     known = written_numbers([*cited_text, question])
-    everything = [t for e in evidence for t in (e.text, *(c.text for c in e.backing))]
+    everything = _texts(evidence)
     known_anywhere = written_numbers([*everything, question])
     # A date's day ("12 November 2025") is no operand: "3 ÷ 12 × 100 = 25" over "the first
     # three quarters" and the meeting's date supported a made-up 25%.
@@ -132,7 +132,7 @@ def verify(
     # A year, quarter, month or rank the question names that no evidence writes: a reply
     # restating it presumes what the sources do not show.
     unseen = unwritten_periods(question, evidence)
-    headed = [" ".join((*e.chunk.locator.heading_path, Path(e.chunk.path).stem)) for e in evidence]
+    headed = _headings(evidence)
     # Likewise a quantity a lookup names ("with 12 g of inhibitor") over rows of 0 to 10 g: a
     # reply restating it answers for something the sources do not have.
     unnamed = (
@@ -272,6 +272,17 @@ def _rescaled(known: Sequence[float], sources: Sequence[str], sentence: str) -> 
     return [k * ratio for k in known for ratio in ratios if k]
 
 
+def _texts(evidence: Sequence[Evidence]) -> list[str]:
+    """Every text shown: each item's, and what a tool result rests on."""
+    return [t for e in evidence for t in (e.text, *(c.text for c in e.backing))]
+
+
+def _headings(evidence: Sequence[Evidence]) -> list[str]:
+    """Each item's headings and file name: a quarterly report is often named for its quarter
+    ("BESTBUY_2024Q2_10Q") while its pages say "three months ended"."""
+    return [" ".join((*e.chunk.locator.heading_path, Path(e.chunk.path).stem)) for e in evidence]
+
+
 def unwritten_periods(question: str, evidence: Sequence[Evidence]) -> list[re.Pattern[str]]:
     """The years, quarters, months and ranks a question names that no evidence writes, each as
     the pattern of its written forms: "How many ducks in 2018?" over a table of 2019 to 2024,
@@ -279,8 +290,8 @@ def unwritten_periods(question: str, evidence: Sequence[Evidence]) -> list[re.Pa
     a passage ranking it 32nd. A passage's headings and its file's name count ("January–June
     2023" over a table's rows; "BESTBUY_2024Q2_10Q" while its pages say "three months
     ended"), and a "year" some source writes as an amount ("1,500") is no year it lacks."""
-    everything = [t for e in evidence for t in (e.text, *(c.text for c in e.backing))]
-    headed = [" ".join((*e.chunk.locator.heading_path, Path(e.chunk.path).stem)) for e in evidence]
+    everything = _texts(evidence)
+    headed = _headings(evidence)
     amounts = set(written_numbers([_DECADE.sub(" ", t) for t in everything]))
     asked = [
         _written_year(year, decade)
@@ -335,7 +346,11 @@ def _months_of(question: str) -> list[str]:
 _PART = re.compile(
     r"\b(?:(Q|H)([1-4])|([1-4])(Q)|(first|second|third|fourth) (quarter|half))\b", re.IGNORECASE
 )
-_ORDINALS = ("first", "second", "third", "fourth")
+_UNITS = (
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+    "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+    "seventeenth", "eighteenth", "nineteenth",
+)  # fmt: skip
 
 
 def _parts_of_year(question: str) -> list[tuple[str, int]]:
@@ -344,7 +359,7 @@ def _parts_of_year(question: str) -> list[tuple[str, int]]:
     for match in _PART.finditer(question):
         letter, number, digit, after, ordinal, noun = match.groups()
         if ordinal:
-            parts.append((noun[0].upper(), _ORDINALS.index(ordinal.lower()) + 1))
+            parts.append((noun[0].upper(), _UNITS.index(ordinal.lower()) + 1))
         elif letter:
             parts.append((letter.upper(), int(number)))
         else:
@@ -366,7 +381,7 @@ def _written_part(kind: str, number: int) -> re.Pattern[str]:
     """A quarter or half as sources write it: Q4, 4Q, "fourth quarter"; H1, "first half"; or
     any period of that length ("three months ended …", "January–June")."""
     noun = "quarter" if kind == "Q" else "half"
-    ordinal = _ORDINALS[number - 1]
+    ordinal = _UNITS[number - 1]
     return re.compile(
         rf"(?<![A-Za-z]){kind}{number}(?!\d)|\b{number}{kind}\b|\b{ordinal} {noun}\b|"
         rf"\b{noun} {number}\b|{_SPAN_OF[kind]}",
@@ -376,11 +391,6 @@ def _written_part(kind: str, number: int) -> re.Pattern[str]:
 
 # An ordinal in digits ("the 22nd most liveable"), not a century's (sources write "the 1700s").
 _ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b(?!\s+centur)", re.IGNORECASE)
-_UNITS = (
-    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-    "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
-    "seventeenth", "eighteenth", "nineteenth",
-)  # fmt: skip
 _TENS = ("twent", "thirt", "fort", "fift", "sixt", "sevent", "eight", "ninet")
 
 
