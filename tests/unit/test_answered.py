@@ -434,6 +434,73 @@ def test_an_opposite_in_the_resting_sentence_is_refused(tmp_path: Path) -> None:
     assert len(chat.weighed) == 1
 
 
+PRINTING = (
+    "Working versions of 3D-printing building technology are already printing 2 metres of "
+    "building material per hour as of January 2013, with the next-generation printers "
+    "capable of 3.5 metres per hour."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "refused"),
+    [
+        ("As of 2014 how quickly is building material being printed?", True),
+        ("As of 2013 how quickly is building material being printed?", False),
+        ("As of 2012/13 how quickly is building material being printed?", False),  # split
+        ("In the 2010s how quickly was building material printed?", False),  # a decade
+        ("How many years after 2010 was material printed at 2 metres per hour?", False),
+    ],
+)
+def test_a_year_the_passage_the_reply_rests_on_does_not_write_is_refused(
+    tmp_path: Path, question: str, refused: bool
+) -> None:
+    """The passage the reply rests on writes January 2013, and 2014 only the next passage,
+    of another building: the existing check, over every passage shown, found the year written.
+    Refused by code, without a model call; asked of a year it writes, or of a decade, or of
+    years themselves, the reply goes on to the model's check."""
+    steps, chat, evidence, verdict = over_one_passage(
+        tmp_path, "3d.md", PRINTING, "Material is printed at 3.5 metres per hour [1]."
+    )
+    other = "A 3D-printed building is scheduled to be built in 2014."
+    evidence.append(
+        replace(evidence[0], n=2, chunk=replace(evidence[0].chunk, text=other), text=other)
+    )
+    if not refused:
+        trace = Trace(lambda _event: None)
+        assert steps.answered(question, verdict, evidence, trace) == verdict
+        assert len(chat.weighed) == 1
+        return
+    assert refused_by_code(steps, chat, question, verdict, evidence) == (
+        "refused: the question asks about 2014 and the passages the reply rests on write 2013"
+    )
+
+
+def test_a_passage_writing_no_year_a_split_one_or_citing_one_asked_is_weighed(
+    tmp_path: Path,
+) -> None:
+    """A passage writing no year may be about the one asked ("this year"), a fiscal year split
+    over two ("2013/14") writes it, and a reply citing passages of which one writes the year
+    asked rests on it: each goes on to the model."""
+    question = "As of 2014 how quickly is building material being printed?"
+    trace = Trace(lambda _event: None)
+    for text in (
+        "This year the printers reach 3.5 metres of building material per hour.",
+        "In 2013/14 the printers reached 3.5 metres of building material per hour.",
+    ):
+        steps, _, evidence, verdict = over_one_passage(tmp_path, "3d.md", text, "3.5 metres [1].")
+        assert steps.answered(question, verdict, evidence, trace) == verdict
+    steps, chat, evidence, _ = over_one_passage(tmp_path, "3d.md", PRINTING, "3.5 metres [1].")
+    other = "In 2014 the printers were unchanged."
+    evidence.append(
+        replace(evidence[0], n=2, chunk=replace(evidence[0].chunk, text=other), text=other)
+    )
+    both = Verdict(
+        "3.5 metres [1][2].", False, "answered", tuple(Citation(e.n, e.chunk) for e in evidence)
+    )
+    assert steps.answered(question, both, evidence, trace) == both
+    assert len(chat.weighed) == 1
+
+
 def test_an_outlook_asked_of_reported_figures_only_is_refused(tmp_path: Path) -> None:
     """ "What is the fiscal 2023 outlook for capital expenditures?" answered with the year's
     spending from the statement of cash flows: a passage or heading that speaks of the future

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from polyrag.agent.critic import ABOUT_YEARS
 from polyrag.agent.questions import (
     name_beside_figure,
     names_written,
@@ -38,7 +39,7 @@ from polyrag.answer.guard import screen_answer, screen_passage
 from polyrag.answer.numbers import numbers_in_text, same_number
 from polyrag.answer.prompts import prompt
 from polyrag.answer.resting import resting_sentence
-from polyrag.answer.verify import Verdict, verify
+from polyrag.answer.verify import Verdict, verify, years_of_another_time
 from polyrag.errors import LLMError
 from polyrag.llm.base import GenerationOptions, Message
 from polyrag.llm.fallback import FallbackChain
@@ -315,7 +316,7 @@ class Steps:
         prose = all(
             not item.derived and item.chunk.modality is not Modality.TABLE for item in cited
         )
-        refusal = _refused_by_code(question, verdict, evidence, cited)
+        refusal = _refused_by_code(question, verdict, evidence, cited, hops=not weigh)
         if refusal is not None:
             summary, data = refusal
             trace.add("answered", f"refused: {summary}", data, now())
@@ -376,13 +377,21 @@ class Steps:
 
 
 def _refused_by_code(
-    question: str, verdict: Verdict, evidence: Sequence[Evidence], cited: Sequence[Evidence]
+    question: str,
+    verdict: Verdict,
+    evidence: Sequence[Evidence],
+    cited: Sequence[Evidence],
+    *,
+    hops: bool = False,
 ) -> tuple[str, dict[str, object]] | None:
     """Why code alone finds that a looked-up reply does not answer the question as asked (a
     summary and the trace's data), or None: the cited rows are none the question names, the
     question gives a full name or a code no passage writes, a word of it no passage writes
     has its opposite in the sentence the reply rests on, it asks what is expected of passages
-    that report only what was, or asks for money of passages writing none."""
+    that report only what was, the passages it rests on write other years than the one asked,
+    or it asks for money of passages writing none. With `hops` (a multi-hop or comparing reply)
+    the years are left alone: the one asked may be the bridge's ("the driver born in 1990"),
+    written in a passage the reply need not cite."""
     if verdict.refused:
         return None
     unnamed = unnamed_rows(question, cited)
@@ -436,6 +445,19 @@ def _refused_by_code(
             f"the question asks what is expected ({ahead.group(0)}) and the cited passages "
             "report what was, with no outlook, plan or forecast",
             {"asked": ahead.group(0)},
+        )
+    years, written = (
+        ([], [])
+        if hops or verdict.computed or YES_NO.match(question) or ABOUT_YEARS.search(question)
+        else years_of_another_time(question, cited)
+    )
+    if years:
+        # "As of 2014 how quickly is building material being printed?" answered from a passage
+        # of "January 2013"; 2014 is written in the next one, of another building.
+        return (
+            f"the question asks about {', '.join(years)} and the passages the reply rests on "
+            f"write {', '.join(written[:3])}",
+            {"asked": years, "written": written[:10]},
         )
     asked = _ASKS_MONEY.search(question)
     if (

@@ -55,6 +55,9 @@ _GAP = re.compile(
 )
 # A year, back to 1000 ("the pre-1875 council"); not a part of a longer number ("1,875.5").
 _YEAR = re.compile(r"(?<![\d.])(?:1\d|20)\d\d(?!\d|[,.]\d{1,3}(?!\d))")
+# A year split over two ("2013/14", "2013–14"), as fiscal and school years are written.
+_SPLIT_HEAD = r"(?<!\d)(?:1\d|20)\d\d\s?[/–-]\s?"
+_SPLIT_YEAR = re.compile(rf"{_SPLIT_HEAD}\d\d(?!\d)")
 _DECADE = re.compile(r"(?<![\d.])(?:1\d|20)\d0['’]?s\b")  # "the 1990s", "the 2000's"
 # A sentence that only says where something is written ("This information is found in Exhibit
 # 10.73 …", "For details, see Note 7."): it points at a place and answers nothing, unless the
@@ -302,6 +305,32 @@ def unwritten_periods(question: str, evidence: Sequence[Evidence]) -> list[re.Pa
     asked += [written_month(month) for month in dict.fromkeys(_months_of(question))]
     asked += [_written_ordinal(n) for n in dict.fromkeys(_ordinals_of(question))]
     return [when for when in asked if not any(when.search(t) for t in [*everything, *headed])]
+
+
+def years_of_another_time(question: str, held: Sequence[Evidence]) -> tuple[list[str], list[str]]:
+    """The years a question names and the other years written where a reply rests, when each
+    passage it rests on (with its headings and file name) writes years but none of those
+    asked: "As of 2014 how quickly is building material being printed?" answered from "as of
+    January 2013 … printers capable of 3.5 metres per hour", while 2014 is written only in the
+    next passage, of a building scheduled for that year. Empty otherwise: a passage writing an
+    asked year, or no year at all ("the current year"), may well be about it; a decade is left
+    alone ("the 1990s" over "in 1995")."""
+    asked = list(dict.fromkeys(_years_of(question)))
+    if not asked or not held or any(decade for _, decade in asked) or _SPLIT_YEAR.search(question):
+        return [], []
+    forms = [_written_year(year) for year, _ in asked]
+    # A split year names the year asked as its second: "2013/14", "2013–14".
+    forms += [re.compile(rf"{_SPLIT_HEAD}{year[2:]}(?!\d)") for year, _ in asked]
+    others: list[str] = []
+    for item in held:
+        texts = [*_texts([item]), *_headings([item])]
+        if any(form.search(text) for form in forms for text in texts):
+            return [], []
+        written = [found.group(0) for text in texts for found in _YEAR.finditer(text)]
+        if not written:
+            return [], []
+        others += written
+    return [year for year, _ in asked], list(dict.fromkeys(others))
 
 
 def _years_of(question: str) -> list[tuple[str, bool]]:
