@@ -171,7 +171,8 @@ class Steps:
         budget: int | None = None,
         relative: float | None = None,
     ) -> list[Evidence]:
-        """The passages the reply is written from (screened), then any tool results."""
+        """Any tool results, then the passages the reply is written from, all screened: a
+        query's rows and a calculation's cited cells are document text too."""
         started = now()
         answer = self.settings.answer
         chosen = select_evidence(
@@ -185,7 +186,9 @@ class Steps:
         )
         flagged: list[dict[str, str]] = []
         screened: list[Evidence] = []
-        for item in chosen:
+        # A tool's result comes first: it is the answer the code computed, and a small model
+        # reads the first source most carefully.
+        for item in [*derived, *chosen]:
             result = screen_passage(item.text)
             if result.flagged:
                 flagged += [{"path": item.chunk.path, "text": t} for t in result.flagged]
@@ -196,9 +199,7 @@ class Steps:
                 f"{len(flagged)} instruction-like sentence(s) in the sources were left out",
                 {"flagged": flagged},
             )
-        # A tool's result comes first: it is the answer the code computed, and a small model
-        # reads the first source most carefully.
-        screened = [replace(item, n=i) for i, item in enumerate([*derived, *screened], start=1)]
+        screened = [replace(item, n=i) for i, item in enumerate(screened, start=1)]
         trace.add(
             "evidence",
             f"{len(screened)} item(s) for the model",

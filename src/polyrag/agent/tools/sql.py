@@ -24,6 +24,7 @@ import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 
+from polyrag.answer.guard import screen_passage
 from polyrag.answer.numbers import is_blank_number, parse_number, show
 from polyrag.errors import PolyragError
 from polyrag.index.tables.base import SourceTable
@@ -232,20 +233,25 @@ class TableDatabase:
 
     def schema(self, sample_rows: int = 3, whole_up_to: int = 8) -> str:
         """What a model needs to write SQL: tables, typed columns, their size, and their rows
-        (all of a small table, a few of a larger one, said to be examples)."""
+        (all of a small table, a few of a larger one, said to be examples; a cell that reads
+        like instructions to an assistant is left out, as in any passage)."""
         parts = []
         for table in self.tables:
             columns = ", ".join(
                 f"{c.name} {'NUMBER' if c.numeric else 'TEXT'}"
-                + (f' -- "{c.header}"' if _identifier(c.header, "") != c.header.lower() else "")
+                + (
+                    f' -- "{_screened(c.header)}"'
+                    if _identifier(c.header, "") != c.header.lower()
+                    else ""
+                )
                 for c in table.columns
             )
             rows = table.source.table.rows
             shown = rows if len(rows) <= whole_up_to else rows[:sample_rows]
             count = f"{len(rows)} rows" + ("" if shown is rows else f", the first {len(shown)}:")
             lines = [f"TABLE {table.name} ({columns})", f"  -- {table.describe()}; {count}"]
-            for row in shown:
-                lines.append("  -- row: " + ", ".join(v or "NULL" for v in row))
+            for row in shown:  # cells are document text: screened like any passage
+                lines.append("  -- row: " + ", ".join(_screened(v) for v in row))
             if table.name in self._totals:
                 lines.append(
                     "  -- its total rows are left out unless a condition names them "
@@ -864,3 +870,8 @@ def _first_line(error: BaseException) -> str:
 
 
 __all__ = ["NOTE", "CitedCells", "Locator", "SqlError", "SqlResult", "TableDatabase"]
+
+
+def _screened(cell: str) -> str:
+    """A cell as a model may read it: NULL when empty, instruction-like sentences left out."""
+    return screen_passage(cell).text if cell else "NULL"
