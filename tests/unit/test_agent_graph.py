@@ -298,6 +298,28 @@ def test_a_model_that_never_stops_searching_is_stopped_by_the_round_cap(tmp_path
     assert answer.refused or answer.text  # always an answer or a refusal
 
 
+def test_the_step_limit_ends_a_long_search_with_an_answer_or_a_refusal(tmp_path: Path) -> None:
+    """Rounds and calls left, LangGraph's step limit (`agent.recursion_limit`) still holds: the
+    graph stops, says so, and the reply is written from what was found."""
+    endless = [
+        json.dumps({"answer": "", "found": "x", "next_search": f"search {i} ducks"})
+        for i in range(10)
+    ]
+    agent, _ = make_agent(
+        tmp_path,
+        [*endless, "I cannot find this information in the provided sources."],
+        max_rounds=10,
+        max_model_calls=30,
+        recursion_limit=10,
+    )
+    answer, trace = ask(
+        agent, "What government position was held by the woman who counted ducks?", "multihop"
+    )
+    assert steps_named(trace, "stop") == ["the step limit (10) was reached"]
+    assert 1 < len(steps_named(trace, "retrieve")) < 10
+    assert answer.refused or answer.text  # type: ignore[attr-defined]
+
+
 def test_the_model_call_budget_keeps_one_call_for_the_reply(tmp_path: Path) -> None:
     more = {"answer": "", "found": "Shirley Temple", "next_search": "Shirley Temple position"}
     agent, _ = make_agent(
@@ -310,6 +332,43 @@ def test_the_model_call_budget_keeps_one_call_for_the_reply(tmp_path: Path) -> N
     searches = [s.data["query"] for s in trace.steps if s.name == "retrieve"]
     assert "Shirley Temple position" in searches  # the search it asked for (and one by code)
     assert answer.model_calls == 2 and not answer.refused  # then no room for another decision
+
+
+def test_a_tool_the_model_drives_needs_a_call_left_beside_the_reply(tmp_path: Path) -> None:
+    """Calls made before the graph (a rewrite, the question's kind) count: with one call left,
+    the query is not written, and the reply keeps the budget's last call."""
+    agent, chat = make_agent(
+        tmp_path, ["405 freshwater ducks were observed in total [1]."], max_model_calls=2
+    )
+    question = "How many freshwater ducks were observed in total?"
+    trace = Trace(lambda _event: None)
+    trace.model_calls = 1  # the question's kind, decided by the model before the graph
+    hits = agent.steps.retrieve(question, None, trace)
+    answer = agent.answer(
+        Request(question), question, Route("aggregate", True, "test"), hits, trace
+    )
+    assert "no model call left for the sql tool" in steps_named(trace, "evaluate")
+    assert not steps_named(trace, "tool") and len(chat.asked) == 1
+    assert answer.model_calls == 2  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("max_rounds", "retrievals"), [(1, 1), (3, 2)])
+def test_the_critics_search_is_a_retrieval_round(
+    tmp_path: Path, max_rounds: int, retrievals: int
+) -> None:
+    """A repair's search for the rows a calculation needs is one of `agent.max_rounds`."""
+    agent, _ = make_agent(
+        tmp_path,
+        [json.dumps({"expression": "150 - 150"}), *["I cannot find this."] * 4],
+        max_rounds=max_rounds,
+    )
+    question = "How many more freshwater ducks were observed in 2022 than in 2021?"
+    answer, trace = ask(agent, question, "compute")
+    assert steps_named(trace, "critic")[0].startswith("repair: a number is subtracted")
+    assert len(steps_named(trace, "retrieve")) == retrievals
+    left = "no retrieval round left to search 'freshwater ducks observed'"
+    assert (left in steps_named(trace, "critic")) is (retrievals == 1)
+    assert answer.refused or answer.text  # type: ignore[attr-defined]
 
 
 def test_a_clarifying_question_pauses_and_the_reply_resumes_the_thread(tmp_path: Path) -> None:

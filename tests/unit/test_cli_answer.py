@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from polyrag.cli import app
-from polyrag.types import NOT_SUPPORTED, Answer
+from polyrag.types import NOT_SUPPORTED, Answer, AnswerEvent, Step, StepEvent, TokenEvent
 
 
 def reply(text: str, refused: bool = False, reason: str | None = None) -> Answer:
@@ -30,3 +30,23 @@ def test_an_answer_code_wrote_after_the_reply_streamed_is_printed(
     assert "written by code" not in printed(stands, streamed + "\n", capsys)
     withdrawn = reply("I cannot find this.", True, NOT_SUPPORTED)  # a withdrawal says so
     assert "(withdrawn:" in printed(withdrawn, streamed, capsys)
+
+
+@pytest.mark.parametrize("trace", [True, False])
+def test_trace_shows_each_step_beside_the_streamed_reply(
+    trace: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`ask --trace` prints every step as it happens, on standard error, so the reply on
+    standard output stays the reply; without it, only the reply is printed."""
+    events = [
+        StepEvent(Step("retrieve", "5 passages for 'ducks', best ducks.xlsx")),
+        TokenEvent("405 ducks"),
+        StepEvent(Step("verify", "supported")),
+        AnswerEvent(reply("405 ducks")),
+    ]
+    answer, streamed = app._stream(iter(events), trace)
+    shown = capsys.readouterr()
+    assert answer.text == "405 ducks" and streamed.strip() == shown.out.strip() == "405 ducks"
+    steps = ["· retrieve: 5 passages for 'ducks', best ducks.xlsx", "· verify: supported"]
+    assert all((step in shown.err) is trace for step in steps)
+    assert "· " not in shown.out

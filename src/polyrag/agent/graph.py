@@ -7,8 +7,9 @@
                                            └─ refuse → END
 
 Every node is one of the shared steps or one small decision; the control flow is code. Caps
-set here, not by LangGraph's own default: `agent.max_rounds` retrieval rounds, at most
-`agent.max_model_calls` model calls (one is always kept for the reply), `agent.tool_retries`
+set here, not by LangGraph's own default: `agent.max_rounds` retrieval rounds (the critic's
+search for a repair among them), at most `agent.max_model_calls` model calls (one is always
+kept for the reply, calls made before the graph count too), `agent.tool_retries`
 retries per tool, and `agent.recursion_limit` graph steps. Running out of any of them moves on
 to the answer, so a question always ends with an answer or a refusal.
 
@@ -81,6 +82,7 @@ from polyrag.types import (
 
 # Tools that are code, not a model's call: one that failed would fail the same way again.
 _BY_CODE = frozenset({"statement", "count", "sum"})
+_BY_MODEL = frozenset({"sql", "calculator"})  # the model writes the query or the expression
 
 
 class Agent:
@@ -394,6 +396,10 @@ class Agent:
                 tool = "calculator"
         elif self.calls.user_tools() and not done and run.calls_left(2):
             tool = "choose"
+        if tool in _BY_MODEL and not run.calls_left(2):
+            # The query or the expression is a model call, and the reply needs the last one.
+            run.trace.add("evaluate", f"no model call left for the {tool} tool", {"tool": tool})
+            tool = ""
         if tool:
             run.trace.add(
                 "evaluate", f"needs a tool: {tool}", {"next": "tool", "tool": tool}, started
@@ -552,21 +558,25 @@ class Agent:
     def _search_for_repair(self, search: str, state: AgentState, run: Run) -> dict[str, Any]:
         """The critic's search for what a repair needs (the rows about what the question
         measures: "total assets"), run once, inside the documents already found; its best
-        passages join the evidence the next call sees."""
+        passages join the evidence the next call sees. It is a retrieval round like any other:
+        with the rounds spent (`agent.max_rounds`), there is none."""
         searched = state.get("searched", [])
+        rounds = state.get("rounds", 1)
         if not search or search.casefold() in {s.casefold() for s in searched}:
+            return {}
+        if rounds >= self.settings.max_rounds:
+            run.trace.add("critic", f"no retrieval round left to search {search!r}", {})
             return {}
         sources = tuple(dict.fromkeys(h["chunk"]["source_id"] for h in state.get("hits", [])))
         where = replace(run.request.where or Filter(), source_ids=sources) if sources else None
         found = self.steps.retrieve(search, where or run.request.where, run.trace)[:PER_ROUND]
         known = {h["chunk"]["chunk_id"] for h in state.get("hits", [])}
         fresh = [h for h in found if h.chunk.chunk_id not in known]
-        update: dict[str, Any] = {"searched": [*searched, search]}
+        update: dict[str, Any] = {"searched": [*searched, search], "rounds": rounds + 1}
         if fresh:
-            rounds = state.get("rounds", 1)
             update["hits"] = [
                 *state.get("hits", []),
-                *(hit_to_dict(h, rounds, search) for h in fresh),
+                *(hit_to_dict(h, rounds + 1, search) for h in fresh),
             ]
         return update
 
