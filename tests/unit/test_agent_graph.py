@@ -55,6 +55,10 @@ CHUNKS = [
           "Row 16: State / Territory is Illinois, Permit is 87,190, Totals is 129,861\n"
           "Row 17: State / Territory is Indiana, Permit is 81,935, Totals is 130,333",
           Locator(page=1), Modality.TABLE),
+    Chunk("m1", "merger", "/docs/merger.pdf",
+          "The merger agreement was signed on 3 March 2024.", Locator(page=1)),
+    Chunk("m2", "merger", "/docs/merger.pdf",
+          "The deal closed on 15 April 2024 after the approval.", Locator(page=2)),
 ]  # fmt: skip
 SALES = Table(
     header=("Product", "Revenue"),
@@ -369,6 +373,51 @@ def test_the_critics_search_is_a_retrieval_round(
     left = "no retrieval round left to search 'freshwater ducks observed'"
     assert (left in steps_named(trace, "critic")) is (retrievals == 1)
     assert answer.refused or answer.text  # type: ignore[attr-defined]
+
+
+DAYS = "How many days passed between the signing of the merger agreement and the deal closed?"
+
+
+def test_days_between_two_written_dates_are_counted_by_the_date_tool(tmp_path: Path) -> None:
+    """A span of days over passages that write two dates: the model is offered the date tool
+    alone, shown the sentences with dates, and picks the two; code counts the days."""
+    dates = {"start": "3 March 2024", "end": "15 April 2024", "unit": "days"}
+    agent, chat = make_agent(
+        tmp_path,
+        [json.dumps({"tool": "date_difference", "arguments": dates}), "43 days passed [1]."],
+    )
+    answer, trace = ask(agent, DAYS, "compute")
+    assert steps_named(trace, "evaluate")[0] == "needs a tool: choose"
+    shown = chat.asked[0][0][-1].content
+    assert "- date_difference(" in shown and "calculator" not in shown and "sql(" not in shown
+    assert "- The deal closed on 15 April 2024 after the approval." in shown
+    assert steps_named(trace, "tool") == [
+        "date_difference: from 3 March 2024 to 15 April 2024: 43 days"
+    ]
+    assert "43 days" in answer.text and not answer.refused  # type: ignore[attr-defined]
+
+
+def test_a_tool_outside_the_offer_is_refused_and_set_aside(tmp_path: Path) -> None:
+    wrong = {"tool": "calculator", "arguments": {"expression": "15 - 3"}}
+    agent, _ = make_agent(
+        tmp_path, [json.dumps(wrong)] * 3 + ["I cannot find this information."] * 3
+    )
+    _answer, trace = ask(agent, DAYS, "compute")
+    failed = [s for s in steps_named(trace, "tool") if "failed" in s]
+    assert failed[0] == "calculator: failed — only date_difference may be used for this question"
+
+
+def test_a_page_the_question_names_is_read_by_code_and_shown_first(tmp_path: Path) -> None:
+    """ "On page 2" is about page 2: code reads it whole, without a model call, and its text
+    comes first in what the reply is written from."""
+    agent, chat = make_agent(tmp_path, ["The deal closed on 15 April 2024 [1]."])
+    question = "What does the merger filing say on page 2?"
+    answer, trace = ask(agent, question, "lookup")
+    assert steps_named(trace, "tool") == ["page: page 2 of merger.pdf: 52 characters read"]
+    assert len(chat.asked) == 1  # the reply alone
+    (evidence,) = [s for s in trace.steps if s.name == "evidence"]
+    assert evidence.data["items"][0]["label"] == "merger.pdf, page 2"
+    assert answer.citations[0].chunk.chunk_id == "m2"  # type: ignore[attr-defined]
 
 
 def test_a_clarifying_question_pauses_and_the_reply_resumes_the_thread(tmp_path: Path) -> None:

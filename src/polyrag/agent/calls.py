@@ -14,6 +14,7 @@ from pathlib import Path
 
 from polyrag.agent import critic
 from polyrag.agent.decisions import Expression, SqlQuery, ToolChoice, decide
+from polyrag.agent.questions import NAMES_PAGE, dated_sentences
 from polyrag.agent.run import Run
 from polyrag.agent.state import AgentState, outcome_from_dict
 from polyrag.agent.steps import Steps
@@ -84,6 +85,8 @@ class ToolCalls:
                 return statements.run(question, tables, context, chunks_of)
             if tool == "count":
                 return lists.run(question, passages)
+            if tool == "page":
+                return self._named_pages(question, hits, context)
             if tool == "sum":
                 return sums.run(question, passages, self.source_tables(hits))
             if tool == "sql":
@@ -127,18 +130,31 @@ class ToolCalls:
                     "calculator", {"expression": expression.expression}, context
                 )
                 return self._difference_by_code(question, outcome, context, run)
+            offer = state.get("offer", [])
+            found = "; ".join(label(h.chunk) for h in hits[:4])
+            if "date_difference" in offer:  # the dates it may run between, as written
+                found += "\nDates in the sources:\n" + "\n".join(
+                    f"- {sentence}" for sentence in dated_sentences([h.chunk.text for h in hits])
+                )
             choice = decide(
                 self.steps.chat,
                 run.trace,
                 "tool",
                 ToolChoice,
-                tools=self.toolbox.describe(),
+                tools=self.toolbox.describe(offer or None),
                 question=question,
-                found="; ".join(label(h.chunk) for h in hits[:4]),
+                found=found,
                 feedback=note,
             )
             if choice.tool == "none":
                 return ToolOutcome("none", {}, False, error="no tool needed")
+            if offer and choice.tool not in offer:
+                return ToolOutcome(
+                    choice.tool,
+                    choice.arguments,
+                    False,
+                    error=f"only {', '.join(offer)} may be used for this question",
+                )
             return self.toolbox.call(choice.tool, choice.arguments, context)
         except LLMError as error:
             return ToolOutcome(
@@ -301,6 +317,27 @@ class ToolCalls:
         `TableDatabase.named_repeats`)."""
         database = self._database(run, hits)
         return database.named_repeats(question) if database is not None else []
+
+    def _named_pages(self, question: str, hits: Sequence[Hit], context: ToolContext) -> ToolOutcome:
+        """The pages the question names (at most two), read whole from the best-found document
+        that has pages: "the title of the diagram on page 9" is about page 9, which a search
+        for the question's words may rank below pages that say "diagram" more often."""
+        document = next(Path(h.chunk.path).name for h in hits if h.chunk.locator.page)
+        pages = list(dict.fromkeys(int(m.group(1)) for m in NAMES_PAGE.finditer(question)))[:2]
+        read = [
+            self.toolbox.call("read_page", {"document": document, "page": n}, context)
+            for n in pages
+        ]
+        found = [outcome for outcome in read if outcome.ok]
+        if not found:
+            return replace(read[0], tool="page")
+        return ToolOutcome(
+            "page",
+            {"document": document, "pages": pages},
+            True,
+            "; ".join(outcome.result for outcome in found),
+            passages=tuple(chunk for outcome in found for chunk in outcome.passages),
+        )
 
     def _page(self, hits: Sequence[Hit], document: str, page: int) -> list[Chunk]:
         wanted = Path(document).name.casefold()

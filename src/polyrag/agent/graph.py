@@ -44,10 +44,13 @@ from polyrag.agent.decisions import (
     decide,
 )
 from polyrag.agent.questions import (
+    ASKS_DAYS,
+    NAMES_PAGE,
     ambiguous,
     bridge_searches,
     chosen_by_reply,
     entity_searches,
+    full_dates,
     older_by_dates,
     relevant,
     stated_in,
@@ -81,8 +84,9 @@ from polyrag.types import (
 )
 
 # Tools that are code, not a model's call: one that failed would fail the same way again.
-_BY_CODE = frozenset({"statement", "count", "sum"})
-_BY_MODEL = frozenset({"sql", "calculator"})  # the model writes the query or the expression
+_BY_CODE = frozenset({"statement", "count", "sum", "page"})
+# The model writes the query or the expression, or picks the tool and its arguments.
+_BY_MODEL = frozenset({"sql", "calculator", "choose"})
 
 
 class Agent:
@@ -364,6 +368,7 @@ class Agent:
         done = {t["tool"] for t in state.get("tools", []) if t.get("accepted")}
         aside = set(state.get("set_aside", []))
         tool = ""
+        offer: list[str] = []  # the tools the model may choose from (all, when empty)
         if done & {"count", "sum"}:
             pass  # code counted or added what the question names: that is the answer's figure
         elif "statement" not in done | aside and statements.plan(state["question"]) is not None:
@@ -391,10 +396,24 @@ class Agent:
             # "How much more revenue did Widget C make than Widget D?" over rows of single
             # sales: each operand is a total of its rows, which SQL adds up.
             tool = "sql"
+        elif (
+            not done
+            and "date_difference" not in aside
+            and ASKS_DAYS.search(state["question"])
+            and len(full_dates([hit.chunk.text for hit in hits])) >= 2
+        ):
+            tool, offer = "choose", ["date_difference"]  # days between two written dates
         elif kind in ("compute", "aggregate") and "calculator" not in done | aside:
             if not done and not state.get("nothing_found"):
                 tool = "calculator"
-        elif self.calls.user_tools() and not done and run.calls_left(2):
+        elif (
+            not done
+            and "page" not in aside
+            and NAMES_PAGE.search(state["question"])
+            and any(hit.chunk.locator.page for hit in hits)
+        ):
+            tool = "page"  # "the diagram on page 9": code reads the page the question names
+        elif self.calls.user_tools() and not done:
             tool = "choose"
         if tool in _BY_MODEL and not run.calls_left(2):
             # The query or the expression is a model call, and the reply needs the last one.
@@ -404,7 +423,7 @@ class Agent:
             run.trace.add(
                 "evaluate", f"needs a tool: {tool}", {"next": "tool", "tool": tool}, started
             )
-            return {"next": "tool", "tool": tool, "feedback": ""}
+            return {"next": "tool", "tool": tool, "feedback": "", "offer": offer}
         if state.get("rounds", 0) < self.settings.max_rounds and not done:
             follow = self._follow_up(state, hits, run)
             if follow:

@@ -632,3 +632,40 @@ def _bare_title(title: str) -> str:
     """A title without its qualifier, as a name would be written: "Kiss and Tell (1945 film)"
     → "kiss and tell"."""
     return " ".join(re.sub(r"\([^)]*\)", " ", title.replace("_", " ")).split()).lower()
+
+
+# -- the time between two dates, and a page the question names ------------------------------------
+
+# "How many days passed between …", "how long after the signing did the deal close?": a span of
+# days, weeks or months (whole years are a calculator's subtraction of two years).
+ASKS_DAYS = re.compile(
+    r"\bhow many (?:days|weeks|months)\b|\b(?:days|weeks|months) (?:between|after|before|"
+    r"elapsed|passed|since|until|from)\b|\bhow long (?:after|before|did|had|was|were|will|"
+    r"does|is)\b[^?]*\b(?:after|before|between|until|since|take|took|last|lasted)\b",
+    re.IGNORECASE,
+)
+# A day's date: "3 March 2024", "March 3, 2024", "2024-03-03".
+_FULL_DATE = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)? (?:{_MONTHS}),? \d{{4}}\b|"
+    rf"\b(?:{_MONTHS}) \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}\b|\b\d{{4}}-\d\d-\d\d\b"
+)
+# "the diagram on page 9", "page 15 and page 16": pages of a document the question points to.
+NAMES_PAGE = re.compile(r"\bpage (\d+)\b", re.IGNORECASE)
+
+
+def dated_sentences(passages: Sequence[str], most: int = 6) -> list[str]:
+    """The sentences that write a day's date, as the passages give them (at most `most`): what
+    a model needs to pick the two dates a span of days runs between."""
+    found: list[str] = []
+    for text in passages:
+        for sentence in _SENTENCE.split(text):
+            if _FULL_DATE.search(sentence) and sentence.strip() not in found:
+                found.append(" ".join(sentence.split()))
+                if len(found) == most:
+                    return found
+    return found
+
+
+def full_dates(passages: Sequence[str]) -> list[str]:
+    """Every day's date the passages write, once each."""
+    return list(dict.fromkeys(m.group(0) for text in passages for m in _FULL_DATE.finditer(text)))

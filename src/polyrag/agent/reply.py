@@ -282,7 +282,10 @@ class Replier:
         ]
         outcomes = [outcome_from_dict(t) for t in state.get("tools", []) if t.get("accepted")]
         results = [derived(o) for o in outcomes if o.ok and o.backing]
-        passages = [Hit(c, 0.5) for o in outcomes for c in o.passages]
+        # Pages a tool read were asked for ("on page 9"): they come first.
+        passages = [Hit(c, 1.0) for o in outcomes for c in o.passages]
+        read = {hit.chunk.chunk_id for hit in passages}
+        ranked = [hit for hit in ranked if hit.chunk.chunk_id not in read]
         items = max(self.steps.settings.answer.evidence_items, 2 * len(rounds), 3)
         budget = self.steps.settings.answer.context_tokens + 160 * (len(rounds) - 1)
         if results:  # the computed result and its rows say it all: one passage for context
@@ -293,7 +296,7 @@ class Replier:
         about = " ".join(dict.fromkeys([state.get("question", ""), *state.get("searched", [])]))
         return self.steps.evidence(
             about,
-            ranked + passages,
+            passages + ranked,
             trace,
             derived=results,
             items=items,

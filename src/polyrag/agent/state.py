@@ -22,6 +22,7 @@ class AgentState(TypedDict, total=False):
     set_aside: list[str]  # tools not to be used again for this question
     feedback: str  # the last error or critic note, fed to the next tool call
     tool: str  # the tool to call next
+    offer: list[str]  # the tools the model may choose from, when it chooses (empty: all)
     next: str  # what evaluate or critic decided: retrieve, tool, answer, refuse
     clarified: str  # the user's reply to a clarifying question
     term: str  # the term the clarifying question asked about (the documents never write it)
