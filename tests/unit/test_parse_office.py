@@ -94,6 +94,27 @@ def test_slides_have_titles_tables_and_notes() -> None:
     assert second[2].text == "Loose text"
 
 
+def test_a_slides_text_boxes_are_labelled_by_kind_and_place() -> None:
+    """Two loose boxes on one slide: each says where it stands, so a small model asked about
+    "the box at the bottom right" reads the right one; a lone box needs no label."""
+    presentation = Presentation()  # 10 × 7.5 inches
+    slide = presentation.slides.add_slide(presentation.slide_layouts[6])  # blank
+    for left, top, text in ((0.5, 0.5, "Revenue up 12%"), (7, 6.5, "Costs down 3%")):
+        box = slide.shapes.add_textbox(Inches(left), Inches(top), Inches(2), Inches(0.5))
+        box.text_frame.text = text
+    lone = presentation.slides.add_slide(presentation.slide_layouts[6])
+    lone.shapes.add_textbox(Inches(7), Inches(6.5), Inches(2), Inches(0.5)).text_frame.text = "Q&A"
+    buffer = io.BytesIO()
+    presentation.save(buffer)
+
+    document = SlidesParser().parse(buffer.getvalue(), name="deck.pptx")
+
+    texts = [b.text for b in document.blocks if b.kind is BlockKind.TEXT]
+    assert "Text box (top left): Revenue up 12%" in texts
+    assert "Text box (bottom right): Costs down 3%" in texts
+    assert "Q&A" in texts
+
+
 def test_a_slide_table_cell_merged_down_stands_in_each_row() -> None:
     presentation = Presentation()
     slide = presentation.slides.add_slide(presentation.slide_layouts[6])
