@@ -485,6 +485,7 @@ def test_a_passage_writing_no_year_a_split_one_or_citing_one_asked_is_weighed(
     trace = Trace(lambda _event: None)
     for text in (
         "This year the printers reach 3.5 metres of building material per hour.",
+        "This year 1500 printers reach 3.5 metres of building material per hour.",
         "In 2013/14 the printers reached 3.5 metres of building material per hour.",
     ):
         steps, _, evidence, verdict = over_one_passage(tmp_path, "3d.md", text, "3.5 metres [1].")

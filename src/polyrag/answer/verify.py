@@ -307,14 +307,17 @@ def unwritten_periods(question: str, evidence: Sequence[Evidence]) -> list[re.Pa
     return [when for when in asked if not any(when.search(t) for t in [*everything, *headed])]
 
 
+_NEAR_YEARS = 50
+
+
 def years_of_another_time(question: str, held: Sequence[Evidence]) -> tuple[list[str], list[str]]:
     """The years a question names and the other years written where a reply rests, when each
     passage it rests on (with its headings and file name) writes years but none of those
     asked: "As of 2014 how quickly is building material being printed?" answered from "as of
     January 2013 … printers capable of 3.5 metres per hour", while 2014 is written only in the
     next passage, of a building scheduled for that year. Empty otherwise: a passage writing an
-    asked year, or no year at all ("the current year"), may well be about it; a decade is left
-    alone ("the 1990s" over "in 1995")."""
+    asked year, or no year within 50 of it ("the current year"; "1500 employees"), may well be
+    about it; a decade is left alone ("the 1990s" over "in 1995")."""
     asked = list(dict.fromkeys(_years_of(question)))
     if not asked or not held or any(decade for _, decade in asked) or _SPLIT_YEAR.search(question):
         return [], []
@@ -326,7 +329,13 @@ def years_of_another_time(question: str, held: Sequence[Evidence]) -> tuple[list
         texts = [*_texts([item]), *_headings([item])]
         if any(form.search(text) for form in forms for text in texts):
             return [], []
-        written = [found.group(0) for text in texts for found in _YEAR.finditer(text)]
+        # Another time near the one asked: "1500 employees" is no year beside 2019.
+        written = [
+            found.group(0)
+            for text in texts
+            for found in _YEAR.finditer(text)
+            if any(abs(int(found.group(0)) - int(year)) <= _NEAR_YEARS for year, _ in asked)
+        ]
         if not written:
             return [], []
         others += written
