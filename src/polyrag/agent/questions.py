@@ -659,8 +659,9 @@ def dated_sentences(passages: Sequence[str], most: int = 6) -> list[str]:
     found: list[str] = []
     for text in passages:
         for sentence in _SENTENCE.split(text):
-            if _FULL_DATE.search(sentence) and sentence.strip() not in found:
-                found.append(" ".join(sentence.split()))
+            plain = " ".join(sentence.split())
+            if _FULL_DATE.search(plain) and plain not in found:
+                found.append(plain)
                 if len(found) == most:
                     return found
     return found
