@@ -209,6 +209,28 @@ def test_which_year_wants_a_year_not_a_figure() -> None:
     assert review("In which year were the most ducks counted?", year, []).verdict == "accept"
 
 
+def test_a_result_read_from_the_column_that_picks_the_rows_is_repaired() -> None:
+    # The local model's query for the table-qa question t03: the years' difference, 1.
+    asked = "By how many did the number of freshwater ducks change from 2022 to 2023?"
+    years = sql(
+        "SELECT (SELECT DISTINCT year FROM ducks WHERE year = 2023) - "
+        "(SELECT DISTINCT year FROM ducks WHERE year = 2022) AS change FROM ducks "
+        "WHERE year IN (2022, 2023)",
+        "change = 1",
+    )
+    verdict = review(asked, years, [])
+    assert verdict.verdict == "repair" and "year, the column it picks rows by" in verdict.why
+    counts = sql(
+        "SELECT (SELECT freshwater_ducks FROM ducks WHERE year = 2023) - "
+        "(SELECT freshwater_ducks FROM ducks WHERE year = 2022) AS change",
+        "change = -10",
+    )
+    assert review(asked, counts, []).verdict == "accept"
+    # Counting the rows a value picks reads nothing else, and is what was asked.
+    rows = sql("SELECT COUNT(year) FROM ducks WHERE year = 2023", "count = 1")
+    assert "picks rows by" not in review("How many counts were made in 2023?", rows, []).why
+
+
 def test_which_one_wants_the_column_the_question_names_not_a_neighbour() -> None:
     question = "At which inhibitor concentration was the polarization resistance highest?"
     pick = (

@@ -207,6 +207,14 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
             "the question asks which year or period: select the period itself (a *_by_period "
             "view has one row per label and period), not a figure",
         )
+    keys = _computed_from_its_keys(question, query)
+    if keys:
+        return Review(
+            "repair",
+            f"the query computes from {keys}, the column it picks rows by, so its result is "
+            "the question's own values: compute from the column of the figure the question "
+            "asks about, in the rows it names",
+        )
     preset = _answer_preset(question, query, titles_of(outcome))
     if preset:
         return Review(
@@ -733,6 +741,33 @@ def _answer_preset(question: str, query: str, titles: str = "") -> str:
         if columns & shown or (not idle and picks and not any(re.search(r"\d", v) for v in values)):
             return part.sql(dialect="duckdb")
     return ""
+
+
+def _computed_from_its_keys(question: str, query: str) -> str:
+    """For "By how many did the ducks change from 2022 to 2023?", a query whose result reads
+    only the columns its WHERE clauses pick rows by with numbers ("(SELECT year … WHERE year =
+    2023) - (SELECT year … WHERE year = 2022)" gives 1, the question's own years): the
+    columns' names, or "". Counting rows, and questions asking which one or which period, are
+    left alone."""
+    if _WHICH_PERIOD.search(question) or ASKS_WHICH_ONE.search(question):
+        return ""
+    tree = _parsed(query)
+    if not isinstance(tree, exp.Select) or tree.find(exp.Count) is not None:
+        return ""
+    keys: set[str] = set()
+    for where in tree.find_all(exp.Where):
+        for compare in where.find_all(exp.EQ, exp.In, exp.Between):
+            values = list(compare.find_all(exp.Literal))
+            if values and not any(v.is_string for v in values):
+                keys |= {c.name.lower() for c in compare.find_all(exp.Column)}
+    if not keys:
+        return ""
+    read: set[str] = set()
+    for expression in tree.expressions:
+        for column in expression.find_all(exp.Column):
+            if column.find_ancestor(exp.Where) is None:
+                read.add(column.name.lower())
+    return ", ".join(sorted(read)) if read and read <= keys else ""
 
 
 def titles_of(outcome: ToolOutcome) -> str:
