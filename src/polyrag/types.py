@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -48,30 +49,52 @@ class Locator:
     char_span: tuple[int, int] | None = None  # offsets in the source's extracted text
     time_span: tuple[float, float] | None = None  # seconds into a recording
     cells: str | None = None  # a spreadsheet range in A1 notation ("B5:C10"), or a table's rows
+    columns: tuple[str, str] | None = None  # a sheet's first and last column letters ("B", "D")
     # The page number printed on a PDF page where it is not the physical one (a cover and a
     # contents before page 1): "page 9" in a question may mean either.
     printed_page: int | None = None
 
     def describe(self) -> str:
-        """A short human label such as 'page 3', 'slide 2' or 'sheet Cups, rows 2-5'."""
+        """A short human label such as 'page 3', 'slide 2', 'Cups!A2:C5' or 'sheet Cups, row 1'."""
         parts: list[str] = []
         if self.page is not None:
             printed = f" (printed {self.printed_page})" if self.printed_page is not None else ""
             parts.append(f"page {self.page}{printed}")
         if self.slide is not None:
             parts.append(f"slide {self.slide}")
-        if self.sheet is not None:
-            parts.append(f"sheet {self.sheet}")
-        if self.cells is not None:
-            parts.append(f"cells {self.cells}")
-        elif self.rows is not None:
-            first, last = self.rows
-            parts.append(f"row {first}" if first == last else f"rows {first}-{last}")
+        reference = self.cell_reference()
+        if reference is not None:
+            parts.append(reference)
+        else:
+            if self.sheet is not None:
+                parts.append(f"sheet {self.sheet}")
+            if self.cells is not None:
+                parts.append(f"cells {self.cells}")
+            elif self.rows is not None:
+                first, last = self.rows
+                parts.append(f"row {first}" if first == last else f"rows {first}-{last}")
         if self.time_span is not None:
             parts.append(f"{_clock(self.time_span[0])}-{_clock(self.time_span[1])}")
         if self.heading_path:
             parts.append("§ " + " > ".join(self.heading_path))
         return ", ".join(parts)
+
+    def cell_reference(self) -> str | None:
+        """The cells of a sheet as a spreadsheet writes them ("'Duck Observations'!B5:C10",
+        "Sheet1!C5:C7, Sheet1!C9"), or None when the locator names no sheet and cells."""
+        if self.sheet is None:
+            return None
+        ranges = [r.strip() for r in self.cells.split(",")] if self.cells else []
+        if not ranges and self.columns is not None and self.rows is not None:
+            (first, last), (top, bottom) = self.columns, self.rows
+            start, end = f"{first}{top}", f"{last}{bottom}"
+            ranges = [start if start == end else f"{start}:{end}"]
+        if not ranges:
+            return None
+        sheet = self.sheet
+        if not re.fullmatch(r"[A-Za-z_][\w.]*", sheet):
+            sheet = "'" + sheet.replace("'", "''") + "'"
+        return ", ".join(f"{sheet}!{r}" for r in ranges)
 
     def to_dict(self) -> dict[str, Any]:
         """Only the fields that are set, as JSON-ready values."""
@@ -101,6 +124,7 @@ class Locator:
             char_span=pair("char_span"),
             time_span=pair("time_span"),
             cells=data.get("cells"),
+            columns=pair("columns"),
             printed_page=data.get("printed_page"),
         )
 

@@ -76,24 +76,31 @@ def test_eval_qa_scores_a_jsonl_question_set(own_documents: Path, tmp_path: Path
             "answer": "4 pounds",
             "source": str(own_documents / "bakery.md"),
         },
+        {
+            "question": "Which team has won 13 Stanley Cups according to the spreadsheet?",
+            "answer": "Maple Leafs",
+            "source": str(CORPUS / "xlsx" / "unstructured__stanley-cups.xlsx"),
+        },
         {"question": "Who won the 1966 football World Cup?", "answer": "", "unanswerable": True},
     ]
     questions.write_text("".join(json.dumps(row) + "\n" for row in rows))
     summary: dict[str, Any] = polyrag_json(
         tmp_path / "home", "eval", "qa", "--dataset", str(questions), "--runs", "2"
     )
-    assert summary["questions"] == 3 and summary["unanswerable"] == 1
+    assert summary["questions"] == 4 and summary["unanswerable"] == 1
     answers = summary["answers"]
-    assert answers["token_recall"]["n"] == 2 and answers["token_recall"]["mean"] >= 0.5
+    assert answers["token_recall"]["n"] == 3 and answers["token_recall"]["mean"] >= 0.5
+    # Only the spreadsheet's answer is asked for cells, and it cites them.
+    assert summary["grounding"]["cells_cited"] == {"mean": 1.0, "std": 0.0, "n": 1}
     assert answers["semantic_similarity"]["mean"] > 0.3
     assert summary["refusals"]["refusal_accuracy"]["mean"] == 1.0
     assert summary["retrieval"]["context_precision"]["mean"] > 0
-    assert summary["latency_ms"]["total"]["n"] == 6  # three questions, two runs each
+    assert summary["latency_ms"]["total"]["n"] == 8  # four questions, two runs each
     assert "skipped" in summary["judge"]  # offline: no judge configured, never faked
     assert "cases" not in summary
     report = Path(summary["report"])
     saved = json.loads((report / "summary.json").read_text())
-    assert len(saved["cases"]) == 3
+    assert len(saved["cases"]) == 4
     (unanswerable,) = [c for c in saved["cases"] if c["question"].startswith("Who won")]
     assert unanswerable["refused"] and unanswerable["refusal_reason"] in REFUSAL_REASONS
     assert sum(summary["refusal_reasons"].values()) == sum(c["refused"] for c in saved["cases"])

@@ -112,6 +112,18 @@ def test_rows_pack_with_row_range() -> None:
     assert covered == list(range(2, 30))  # rows never overlap or go missing
 
 
+def test_packed_rows_cite_the_cells_they_span() -> None:
+    def row(number: int, columns: tuple[str, str] | None) -> Block:
+        where = Locator(sheet="Cup Winners", rows=(number, number), columns=columns)
+        return Block(BlockKind.ROW, f"Row {number}: Team is T{number}", where)
+
+    chunks = make().chunk(SOURCE, [row(2, ("B", "C")), row(3, ("B", "AA")), row(4, ("Z", "C"))])
+    assert [c.locator.describe() for c in chunks] == ["'Cup Winners'!B2:AA4"]
+    # A row whose columns are unknown leaves the chunk citing rows.
+    chunks = make().chunk(SOURCE, [row(2, ("B", "C")), row(3, None)])
+    assert [c.locator.describe() for c in chunks] == ["sheet Cup Winners, rows 2-3"]
+
+
 def test_overlong_sentence_is_split_by_words() -> None:
     text = " ".join(f"word{i}" for i in range(100))
     chunks = make().chunk(SOURCE, [Block(BlockKind.TEXT, text, Locator(char_span=(0, len(text))))])

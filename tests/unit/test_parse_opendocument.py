@@ -129,10 +129,13 @@ def test_spreadsheet_rows_are_sentences_with_sheet_and_row_numbers() -> None:
     assert document.pages == 3
     rows = [b for b in document.blocks if b.kind == BlockKind.ROW]
     assert [(r.text, r.locator) for r in rows] == [
-        ("Row 4: Team is Maple Leafs, Cups is 13", Locator(sheet="Cups", rows=(4, 4)))
+        (
+            "Row 4: Team is Maple Leafs, Cups is 13",
+            Locator(sheet="Cups", rows=(4, 4), columns=("A", "B")),
+        )
     ]
     table = next(b for b in document.blocks if b.kind == BlockKind.TABLE)
-    assert table.locator == Locator(sheet="Cups", rows=(1, 4))
+    assert table.locator == Locator(sheet="Cups", rows=(1, 4), columns=("A", "B"))
     assert any(b.text == "Only a note" and b.locator.sheet == "Notes" for b in document.blocks)
 
 

@@ -47,7 +47,7 @@ def test_csv_rows_are_sentences_with_their_headers() -> None:
         "Row 3: Team is Maple Leafs, Location is TOR, Stanley Cups is 13",
     ]
     last = document.blocks[-1]
-    assert last.locator == Locator(sheet="cups", rows=(3, 3))
+    assert last.locator == Locator(sheet="cups", rows=(3, 3), columns=("A", "C"))
 
 
 def test_ragged_rows_missing_headers_and_empty_columns() -> None:
@@ -91,7 +91,8 @@ def test_stanley_cups_workbook() -> None:
     assert sheets == ["Stanley Cups", "Stanley Cups Since 67"]
     row = next(b for b in blocks if b.kind == BlockKind.ROW and "Maple Leafs" in b.text)
     assert row.text == "Row 5: Team is Maple Leafs, Location is TOR, Stanley Cups is 13"
-    assert row.locator == Locator(sheet="Stanley Cups", rows=(5, 5))
+    assert row.locator == Locator(sheet="Stanley Cups", rows=(5, 5), columns=("A", "C"))
+    assert row.locator.describe() == "'Stanley Cups'!A5:C5"
 
 
 @needs_corpus
@@ -169,7 +170,9 @@ def test_a_sheet_with_several_tables_reads_each_with_its_title() -> None:
     assert ducks.title == "Ducks per year" and ducks.columns == ("B", "C")
     assert ducks.row_numbers == (5, 6) and ducks.rows == (("2019", "120"), ("2020", "135"))
     assert geese.columns == ("F", "G") and geese.row_numbers == (5, 6, 7)
-    assert swans.columns == ("A", "B") and swans.locator == Locator(sheet="Counts", rows=(12, 13))
+    assert swans.columns == ("A", "B") and swans.locator == Locator(
+        sheet="Counts", rows=(12, 13), columns=("A", "B")
+    )
     assert "Row 5: Site is North, Geese is 7" in rows_of(blocks)
 
 

@@ -68,7 +68,7 @@ def test_an_aggregate_cites_the_rows_it_read(database: TableDatabase) -> None:
     assert cited.cells() == "B5:C9"  # the Total row (10) was left out by the WHERE clause
     chunk = cited.chunk()
     assert chunk.locator.sheet == "Duck Observations" and chunk.locator.cells == "B5:C9"
-    assert chunk.locator.describe() == "sheet Duck Observations, cells B5:C9"
+    assert chunk.locator.describe() == "'Duck Observations'!B5:C9"
 
 
 def test_a_difference_of_two_lookups_cites_just_those_rows(database: TableDatabase) -> None:

@@ -163,7 +163,10 @@ def test_upload_ask_see_the_evidence_delete_and_come_back(
     p.select_option("#mode", "fast")  # type: ignore[attr-defined]
     second = sent(p, "How many Stanley Cups have the Maple Leafs won?", 1)
     assert "13" in second.locator(".text").inner_text()
-    second.locator(".chip", has_text=sheet.name).first.click()
+    chip = second.locator(".chip", has_text=sheet.name).first
+    # The CSV's rows are cited as cells, the way a spreadsheet names them.
+    assert re.search(r"'unstructured__stanley-cups'!A\d+(:C\d+)?", chip.inner_text())
+    chip.click()
     table = p.locator("#evidence table")  # type: ignore[attr-defined]
     table.wait_for()
     assert "Maple Leafs" in table.inner_text()

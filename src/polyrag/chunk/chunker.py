@@ -415,13 +415,24 @@ def _merge(units: list[_Unit]) -> Locator:
     rows = [loc.rows for loc in locators if loc.rows]
     spans = [loc.char_span for loc in locators if loc.char_span]
     times = [loc.time_span for loc in locators if loc.time_span]
+    letters = [letter for loc in locators if loc.columns for letter in loc.columns]
     return replace(
         first,
         bbox=_region(locators),
+        # A sheet's rows span the columns of all of them; rows without columns (a title line
+        # above a table) leave the range unknown.
+        columns=(min(letters, key=_letter_key), max(letters, key=_letter_key))
+        if letters and all(loc.columns for loc in locators if loc.rows)
+        else None,
         rows=(min(r[0] for r in rows), max(r[1] for r in rows)) if rows else None,
         char_span=(min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None,
         time_span=(min(t[0] for t in times), max(t[1] for t in times)) if times else None,
     )
+
+
+def _letter_key(letter: str) -> tuple[int, str]:
+    """Spreadsheet column letters in their order: Z before AA."""
+    return len(letter), letter
 
 
 def _region(locators: list[Locator]) -> tuple[float, float, float, float] | None:

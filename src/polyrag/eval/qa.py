@@ -188,6 +188,14 @@ def _ask(
             grounded = 1.0 if gold and gold <= cited_ids else 0.0
             scores["gold_cited"] = grounded
             scores["right_and_grounded"] = right * grounded
+        elif sheets := {source_ids[n] for n in case.documents if _is_sheet(n) and n in source_ids}:
+            # An answer from a spreadsheet cites its cells ("'Duck Observations'!C5:C10").
+            cells = any(
+                c.chunk.source_id in sheets and c.chunk.locator.cell_reference()
+                for c in answer.citations
+            )
+            scores["cells_cited"] = 1.0 if cells else 0.0
+            scores["right_and_grounded"] = right if cells else 0.0
         scores["false_refusal"] = 1.0 if refused else 0.0
         cited = [c.chunk for c in answer.citations]
         scores["citation_precision"] = _share(cited, case, wanted) if cited else None
@@ -212,6 +220,13 @@ def _ask(
         answer.model_calls,
         answer.partial,
     )
+
+
+_SHEETS = frozenset({".xlsx", ".xlsm", ".xls", ".ods", ".csv", ".tsv"})
+
+
+def _is_sheet(name: str) -> bool:
+    return Path(name).suffix.lower() in _SHEETS
 
 
 def _page_recall(chunks: Sequence[Chunk], case: QACase, wanted: Sequence[str]) -> float:
@@ -303,7 +318,9 @@ def _summary(
             "context_precision": stat("context_precision"),
         },
         "answers": {name: stat(name) for name in ANSWER_METRICS},
-        "grounding": {name: stat(name) for name in ("gold_cited", "right_and_grounded")},
+        "grounding": {
+            name: stat(name) for name in ("gold_cited", "cells_cited", "right_and_grounded")
+        },
         "by_kind": _by_kind(rows),
         "refusals": {
             "refusal_accuracy": stat("refusal_correct"),

@@ -80,7 +80,7 @@ class OpenDocumentParser:
     """OpenDocument text, spreadsheets and presentations (LibreOffice, OpenOffice)."""
 
     media_types = frozenset({"odt", "ods", "odp"})
-    version = "3"
+    version = "4"
 
     def __init__(self, limits: LimitsSettings | None = None) -> None:
         self._limits = limits or LimitsSettings()

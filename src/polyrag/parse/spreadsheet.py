@@ -19,7 +19,7 @@ import csv
 import datetime as dt
 import io
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TypeVar
@@ -58,7 +58,7 @@ class SpreadsheetParser:
     """Excel workbooks (.xlsx, .xlsm) and delimited text (.csv, .tsv)."""
 
     media_types = frozenset({"xlsx", "csv", "tsv"})
-    version = "4"
+    version = "5"
 
     def __init__(self, limits: LimitsSettings | None = None) -> None:
         self._limits = limits or LimitsSettings()
@@ -151,7 +151,8 @@ def _sheet_blocks(sheet: str, rows: list[_Row], *, regions: bool) -> list[Block]
             for row in cells:
                 line = row.cells[0]
                 if line.casefold() != sheet.casefold():
-                    blocks.append(Block(BlockKind.TEXT, line, _rows(sheet, row.number)))
+                    where = _rows(sheet, row.number, columns=columns)
+                    blocks.append(Block(BlockKind.TEXT, line, where))
                     caption = line
             continue
         blocks += _table_blocks(sheet, cells, columns, caption)
@@ -163,9 +164,10 @@ def _table_blocks(sheet: str, rows: list[_Row], columns: list[int], caption: str
     blocks: list[Block] = []
     while len(rows) > 1 and len(columns) > 1 and sum(1 for cell in rows[0].cells if cell) == 1:
         title = rows.pop(0)  # a caption above the table, e.g. "Stanley Cups" in A1
-        text = next(cell for cell in title.cells if cell)
+        at, text = next((i, cell) for i, cell in enumerate(title.cells) if cell)
         if text.casefold() != sheet.casefold():
-            blocks.append(Block(BlockKind.TEXT, text, _rows(sheet, title.number)))
+            where = _rows(sheet, title.number, columns=[columns[at]])
+            blocks.append(Block(BlockKind.TEXT, text, where))
             caption = caption or text
     over: list[_Row] = []  # lines above the column names: a unit, periods over columns
     while (
@@ -199,7 +201,7 @@ def _table_blocks(sheet: str, rows: list[_Row], columns: list[int], caption: str
     table = Table(
         header=tuple(header),
         rows=tuple(row.cells for row in data),
-        locator=_rows(sheet, header_row.number, data[-1].number),
+        locator=_rows(sheet, header_row.number, data[-1].number, columns),
         name=sheet,
         title=caption,
         row_numbers=tuple(row.number for row in data),
@@ -209,7 +211,7 @@ def _table_blocks(sheet: str, rows: list[_Row], columns: list[int], caption: str
         piece = data[start : start + TABLE_ROWS]
         first = header_row.number if start == 0 else piece[0].number
         markdown = markdown_table([header, *(list(row.cells) for row in piece)])
-        locator = _rows(sheet, first, piece[-1].number)
+        locator = _rows(sheet, first, piece[-1].number, columns)
         blocks.append(
             Block(BlockKind.TABLE, markdown, locator, table=table if start == 0 else None)
         )
@@ -221,7 +223,7 @@ def _table_blocks(sheet: str, rows: list[_Row], columns: list[int], caption: str
             f"{name} is {value}" for name, value in zip(header, row.cells, strict=True) if value
         ]
         text = f"Row {row.number}: " + ", ".join(pairs)
-        blocks.append(Block(BlockKind.ROW, text, _rows(sheet, row.number)))
+        blocks.append(Block(BlockKind.ROW, text, _rows(sheet, row.number, columns=columns)))
     return blocks
 
 
@@ -382,8 +384,10 @@ def _unique(header: list[str], columns: list[int]) -> list[str]:
     return names
 
 
-def _rows(sheet: str, first: int, last: int | None = None) -> Locator:
-    return Locator(sheet=sheet, rows=(first, first if last is None else last))
+def _rows(sheet: str, first: int, last: int | None = None, columns: Sequence[int] = ()) -> Locator:
+    """Rows of a sheet, and the cells they span when `columns` (0-based) are given."""
+    letters = (column_letter(min(columns)), column_letter(max(columns))) if columns else None
+    return Locator(sheet=sheet, rows=(first, first if last is None else last), columns=letters)
 
 
 def column_letter(index: int) -> str:

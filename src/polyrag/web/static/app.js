@@ -336,16 +336,36 @@ function showChips(item, citations) {
   );
 }
 
+function cellReference(locator) {
+  // A sheet's cells as a spreadsheet writes them ("'Duck Observations'!B5:C9"), or "".
+  if (!locator.sheet) return "";
+  let ranges = locator.cells ? locator.cells.split(",").map((r) => r.trim()) : [];
+  if (!ranges.length && locator.columns && locator.rows) {
+    const start = `${locator.columns[0]}${locator.rows[0]}`;
+    const end = `${locator.columns[1]}${locator.rows[1]}`;
+    ranges = [start === end ? start : `${start}:${end}`];
+  }
+  if (!ranges.length) return "";
+  const plain = /^[A-Za-z_][\w.]*$/.test(locator.sheet);
+  const sheet = plain ? locator.sheet : `'${locator.sheet.replaceAll("'", "''")}'`;
+  return ranges.map((r) => `${sheet}!${r}`).join(", ");
+}
+
 function place(locator) {
-  // The short place a chip names: page, slide, sheet rows or the moment in a recording.
+  // The short place a chip names: page, slide, a sheet's cells or rows, or the moment in a
+  // recording.
   const parts = [];
   if (locator.page) parts.push(`page ${locator.page}`);
   if (locator.slide) parts.push(`slide ${locator.slide}`);
-  if (locator.sheet) parts.push(locator.sheet);
-  if (locator.cells) parts.push(`cells ${locator.cells}`);
-  else if (locator.rows) {
-    const [first, last] = locator.rows;
-    parts.push(first === last ? `row ${first}` : `rows ${first}-${last}`);
+  const reference = cellReference(locator);
+  if (reference) parts.push(reference);
+  else {
+    if (locator.sheet) parts.push(locator.sheet);
+    if (locator.cells) parts.push(`cells ${locator.cells}`);
+    else if (locator.rows) {
+      const [first, last] = locator.rows;
+      parts.push(first === last ? `row ${first}` : `rows ${first}-${last}`);
+    }
   }
   if (locator.time_span) {
     const clock = (s) => `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`;

@@ -1,0 +1,32 @@
+"""Where a locator says a piece of text sits, as people and spreadsheets write it."""
+
+from __future__ import annotations
+
+from polyrag.types import Locator
+
+
+def test_a_sheets_cells_are_written_as_a_spreadsheet_writes_them() -> None:
+    assert Locator(sheet="Sheet1", cells="B12:D14").describe() == "Sheet1!B12:D14"
+    # A name with a space or an apostrophe is quoted, the apostrophe doubled.
+    spaced = Locator(sheet="Duck Observations", rows=(5, 9), columns=("B", "C"))
+    assert spaced.describe() == "'Duck Observations'!B5:C9"
+    assert Locator(sheet="Q1's sales", cells="A2").describe() == "'Q1''s sales'!A2"
+    # Several ranges each name their sheet; a SQL result's cells win over the block's span.
+    several = Locator(sheet="S", rows=(5, 12), columns=("A", "D"), cells="C5:C10, C12")
+    assert several.describe() == "S!C5:C10, S!C12"
+    # One cell is written alone; the heading path follows the cells.
+    one = Locator(sheet="S", rows=(3, 3), columns=("B", "B"), heading_path=("Totals",))
+    assert one.describe() == "S!B3, § Totals"
+
+
+def test_without_columns_a_sheet_cites_its_rows() -> None:
+    assert Locator(sheet="Cups", rows=(2, 5)).describe() == "sheet Cups, rows 2-5"
+    assert Locator(sheet="Cups").describe() == "sheet Cups"
+    assert Locator(sheet="Cups").cell_reference() is None
+    assert Locator(page=3, columns=("A", "B"), rows=(1, 2)).cell_reference() is None
+
+
+def test_columns_survive_the_index() -> None:
+    locator = Locator(sheet="Cups", rows=(2, 5), columns=("A", "C"))
+    assert Locator.from_json(locator.to_json()) == locator
+    assert Locator.from_json(Locator(sheet="Cups").to_json()).columns is None
