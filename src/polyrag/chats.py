@@ -109,6 +109,16 @@ class Chat:
                 asked = None
         return pairs[-turns:] if turns > 0 else []
 
+    def answers(self, turns: int) -> list[Answer]:
+        """The answers of the last `turns` answered questions, oldest first, rebuilt with
+        their citations (a clarifying question asked back is no answer)."""
+        found = [
+            answer_from_dict(message.answer)
+            for message in self.messages
+            if message.role == "assistant" and message.answer and not message.answer.get("clarify")
+        ]
+        return found[-turns:] if turns > 0 else []
+
     def waiting_thread(self) -> str | None:
         """The agent thread the last answer paused on a clarifying question, if it did."""
         last = self.messages[-1] if self.messages else None

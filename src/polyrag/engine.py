@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar, overload
 
 from polyrag import build
 from polyrag.agent.answers import Request
+from polyrag.agent.conversation import consult
 from polyrag.agent.decisions import Classified, decide
 from polyrag.agent.fast import answer_fast
 from polyrag.agent.graph import Agent
@@ -205,14 +206,18 @@ class Engine:
         *,
         mode: str | None = None,
         thread: str | None = None,
+        earlier: Sequence[Answer] = (),
     ) -> Answer:
-        """Answer a question from the index; `on_token` sees the reply as it is written."""
+        """Answer a question from the index; `on_token` sees the reply as it is written.
+
+        `history` is the conversation's recent turns as (question, reply); `earlier` its past
+        answers with their citations, whose passages a follow-up reads again."""
 
         def emit(event: AskEvent) -> None:
             if on_token is not None and isinstance(event, TokenEvent):
                 on_token(event.text)
 
-        request = Request(question, tuple(history), where, mode, thread)
+        request = Request(question, tuple(history), where, mode, thread, tuple(earlier))
         return self._answer(request, emit)
 
     def ask_events(
@@ -223,11 +228,12 @@ class Engine:
         *,
         mode: str | None = None,
         thread: str | None = None,
+        earlier: Sequence[Answer] = (),
     ) -> Iterator[AskEvent]:
         """Answer while telling what happens: steps as they finish, the evidence before the
         reply, the reply's text as it is written, and last an AnswerEvent."""
         events: queue.Queue[object] = queue.Queue()
-        request = Request(question, tuple(history), where, mode, thread)
+        request = Request(question, tuple(history), where, mode, thread, tuple(earlier))
 
         def work() -> None:
             try:
@@ -263,6 +269,7 @@ class Engine:
         if recalled is not None:  # a similar question was answered from these passages
             known = {hit.chunk.chunk_id for hit in hits}
             hits = [*hits, *(h for h in recalled.hits if h.chunk.chunk_id not in known)]
+        hits = self._follow_up(request, standalone, hits, trace)
         answer = self._by_mode(mode, request, standalone, hits, trace)
         if self.settings.agent.memory:
             self.memory.remember(standalone, request.where, answer)
@@ -278,6 +285,32 @@ class Engine:
             return self.ask(f"{answer.question} ({comment})", mode="agent")
         request = Request(answer.question, mode="agent")
         return self.agent.reconsider(request, answer, Trace(lambda _event: None))
+
+    def _follow_up(
+        self, request: Request, standalone: str, hits: list[Hit], trace: Trace
+    ) -> list[Hit]:
+        """A follow-up also reads the passages the conversation's last answer cited."""
+        started = time.perf_counter()
+        consulted = consult(
+            request.question,
+            standalone,
+            request.earlier,
+            hits,
+            request.where,
+            self.store.chunks_by_ordinal,
+            self._live_sources,
+        )
+        if consulted is None:
+            return hits
+        places = [f"{Path(c.path).name} {c.locator.describe()}".strip() for c in consulted.joined]
+        trace.add(
+            "conversation",
+            f"a follow-up of {consulted.question!r}: {len(places)} passage(s) its answer cited "
+            f"join ({'; '.join(places)})",
+            {"question": consulted.question, "joined": places},
+            started,
+        )
+        return consulted.hits
 
     def _recall(self, question: str, request: Request, trace: Trace) -> Recalled | None:
         """A question asked before: its answer (when it is the same question) or its passages."""

@@ -47,6 +47,46 @@ def test_a_follow_up_uses_the_chat_history_after_a_restart(tmp_path: Path, reade
         assert [c["chat_id"] for c in listed] == [chat["chat_id"]]
 
 
+def test_a_follow_up_reads_the_passages_the_last_answer_cited(
+    tmp_path: Path, reader: Reader
+) -> None:
+    """Retrieval keeps one hit here and the library's memory of similar questions is off, so
+    only the chat brings London's passage back to a follow-up about Paris; once london.md is
+    removed, it does not."""
+    london = b"# London\n\nThe hotel cap per night in London is GBP 180.\n"
+    paris = b"# Paris\n\nThe hotel cap per night in Paris is EUR 210.\n"
+    settings = load_settings(
+        tmp_path, models_dir=MODELS_DIR, retrieve={"k": 1}, agent={"memory": False}
+    )
+    with TestClient(create_app(settings)) as client:
+        upload(client, "default", ("london.md", london), ("paris.md", paris))
+        chat = client.post("/api/v1/workspaces/default/chats", json={}).json()["chat_id"]
+        asked = f"/api/v1/workspaces/default/chats/{chat}/ask"
+        first = client.post(asked, json={"question": "What is the hotel cap per night in London?"})
+        assert [c["path"].rsplit("/", 1)[-1] for c in first.json()["citations"]] == ["london.md"]
+
+        follow = client.post(asked, json={"question": "And in Paris?", "mode": "fast"}).json()
+        assert "EUR 210" in follow["answer"]
+        step = next(s for s in follow["steps"] if s["step"] == "conversation")
+        assert step["data"]["question"] == "What is the hotel cap per night in London?"
+        assert [place.split()[0] for place in step["data"]["joined"]] == ["london.md"]
+        shown = sources_of([p for p in reader.prompts if "<<sources" in p][-1])
+        assert "London is GBP 180" in shown and "Paris is EUR 210" in shown
+
+        listed = client.get("/api/v1/workspaces/default/sources").json()["sources"]
+        gone = next(s["source_id"] for s in listed if s["name"] == "london.md")
+        client.delete(f"/api/v1/workspaces/default/sources/{gone}")
+        again = client.post(asked, json={"question": "And in Paris?", "mode": "fast"}).json()
+        assert all(s["step"] != "conversation" for s in again["steps"])
+        shown = sources_of([p for p in reader.prompts if "<<sources" in p][-1])
+        assert "London is GBP 180" not in shown and "Paris is EUR 210" in shown
+
+
+def sources_of(prompt: str) -> str:
+    """The fenced sources of an answer prompt (the turns above them quote earlier replies)."""
+    return prompt.split("<<sources", 1)[1]
+
+
 def test_a_chat_answer_streams_and_is_stored(tmp_path: Path, reader: Reader) -> None:
     with app_at(tmp_path) as client:
         upload(client, "default", ("policy.md", POLICY))

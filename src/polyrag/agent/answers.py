@@ -19,6 +19,7 @@ class Request:
     where: Filter | None = None
     mode: str | None = None  # fast, agent or auto; None: the settings' mode
     thread: str | None = None  # an agent conversation to continue (a clarification's reply)
+    earlier: tuple[Answer, ...] = ()  # the conversation's past answers, oldest first
 
 
 def show_evidence(evidence: Sequence[Evidence], trace: Trace) -> None:

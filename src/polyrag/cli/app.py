@@ -231,6 +231,7 @@ def chat(
     """Ask questions one after another; follow-ups may refer to earlier turns."""
     _check_mode(mode)
     history: list[tuple[str, str]] = []
+    answers: list[Answer] = []  # with their citations: a follow-up reads their passages again
     thread: str | None = None
     with engine_for(home) as engine:
         out.print(
@@ -255,12 +256,15 @@ def chat(
                 answer = engine.not_helpful(last, comment)
                 _print_answer(answer, "")
             else:
-                events = engine.ask_events(question, history=history, mode=mode, thread=thread)
+                events = engine.ask_events(
+                    question, history=history, mode=mode, thread=thread, earlier=answers
+                )
                 answer, streamed = _stream(events, trace)
                 _print_answer(answer, streamed)
             thread = answer.thread if answer.clarify else None
             if not answer.clarify:
                 history.append((answer.question, answer.text))
+                answers.append(answer)
                 last = answer
 
 

@@ -92,6 +92,7 @@ def _context(chat: Chat, body: ChatAskBody, engine: Engine) -> dict[str, Any]:
     turns = engine.settings.answer.history_turns
     return {
         "history": [] if thread else chat.history(turns),
+        "earlier": [] if thread else chat.answers(turns),
         "where": body.where(),
         "thread": thread,
     }
