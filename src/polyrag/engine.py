@@ -38,6 +38,7 @@ from polyrag.ingest.watch import snapshot, watch_folders
 from polyrag.llm.fallback import FallbackChain
 from polyrag.retrieve.base import RetrievalResult, SearchMode
 from polyrag.retrieve.hybrid import HybridRetriever
+from polyrag.retrieve.modalities import FanOut
 from polyrag.settings import Settings, load_settings
 from polyrag.types import Answer, AnswerEvent, AskEvent, Filter, Hit, TokenEvent
 
@@ -263,9 +264,12 @@ class Engine:
         recalled = self._recall(standalone, request, trace)
         if recalled is not None and recalled.answer is not None:
             return recalled.answer
-        # The agent searches each kind of content the question is about (tables, pictures,
-        # recordings) beside everything; fast and auto keep to the one plain search.
-        hits = steps.retrieve(standalone, request.where, trace, fan_out=mode == "agent")
+        # Beside everything, the agent searches each kind of content (tables, pictures,
+        # recordings) the question is about or that holds a passage nearly as close as the
+        # best; auto, those the question speaks of ("the chart", "in the call"); fast keeps to
+        # the one plain search.
+        fan_out: FanOut = "all" if mode == "agent" else "asked" if mode == "auto" else "none"
+        hits = steps.retrieve(standalone, request.where, trace, fan_out=fan_out)
         if recalled is not None:  # a similar question was answered from these passages
             known = {hit.chunk.chunk_id for hit in hits}
             hits = [*hits, *(h for h in recalled.hits if h.chunk.chunk_id not in known)]

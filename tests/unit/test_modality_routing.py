@@ -89,3 +89,31 @@ def test_a_question_already_limited_to_a_modality_is_not_fanned_out() -> None:
     router = ModalityRouter(Retriever(), counts, embed_for([0.0, 0.0, 1.0]))
     _, joined = router.search("x", k=4, where=Filter(modalities=(Modality.TEXT,)))
     assert joined == []
+
+
+def test_asked_only_searches_just_the_modalities_the_question_speaks_of() -> None:
+    searched: list[Filter | None] = []
+
+    class Counting(Retriever):
+        def search(
+            self,
+            query: str,
+            k: int | None = None,
+            where: Filter | None = None,
+            mode: str = "hybrid",
+        ) -> RetrievalResult:
+            searched.append(where)
+            return super().search(query, k, where, mode)
+
+    # Close enough to join as "all" would let it, but the question speaks of no recording.
+    about_nothing = embed_for([-1.0, -1.0, -1.0])
+    router = ModalityRouter(Counting(0.55), counts, about_nothing)
+    result, joined = router.search("budget?", k=4, asked_only=True)
+    assert joined == [] and searched == [None]  # the plain search alone
+    assert [h.chunk.chunk_id for h in result.hits] == ["t0", "t1", "t2", "t3"]
+    # Speaking of the call: the recordings are searched, the tables are not.
+    searched.clear()
+    router = ModalityRouter(Counting(), counts, embed_for([0.0, 0.0, 1.0]))
+    result, joined = router.search("What did they agree in the call?", k=4, asked_only=True)
+    assert joined == ["audio (asked about)"] and "a1" in [h.chunk.chunk_id for h in result.hits]
+    assert [w.modalities for w in searched if w is not None] == [(Modality.AUDIO,)]

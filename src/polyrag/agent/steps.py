@@ -44,7 +44,7 @@ from polyrag.errors import LLMError
 from polyrag.llm.base import GenerationOptions, Message
 from polyrag.llm.fallback import FallbackChain
 from polyrag.retrieve.base import Retriever
-from polyrag.retrieve.modalities import ModalityRouter
+from polyrag.retrieve.modalities import FanOut, ModalityRouter
 from polyrag.settings import Settings
 from polyrag.types import NOT_ANSWERED, REFUSAL, UNSAFE, Filter, Hit, Modality, TokenEvent
 
@@ -102,13 +102,17 @@ class Steps:
         trace: Trace,
         *,
         k: int | None = None,
-        fan_out: bool = False,
+        fan_out: FanOut = "none",
     ) -> list[Hit]:
-        """`fan_out`: also search each modality the question is about, and fuse."""
+        """`fan_out`: also search each modality the question is about ("all": by meaning or
+        by a passage nearly as close as the best; "asked": only those it speaks of), and
+        fuse."""
         started = now()
         joined: list[str] = []
-        if fan_out and self.router is not None:
-            result, joined = self.router.search(query, k=k, where=where)
+        if fan_out != "none" and self.router is not None:
+            result, joined = self.router.search(
+                query, k=k, where=where, asked_only=fan_out == "asked"
+            )
         else:
             result = self.retriever.search(query, k=k, where=where)
         hits = titled_first(query, result.hits)

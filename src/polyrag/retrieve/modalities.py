@@ -7,6 +7,9 @@ the best passage overall, or the question itself speaks of that kind of content 
 is close to a description of it: "a spreadsheet…", "a recording…") — and the lists are fused by
 rank. A question about a chart in a text-heavy library then still finds the chart, and one that
 spans a recording and a report gets both.
+
+`asked_only` keeps to the modalities the question speaks of (auto mode's first search: a
+question that names no kind of content costs one embedding more, not three searches).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Literal
 
 import numpy as np
 
@@ -31,6 +35,8 @@ MENTION = 0.28  # a question this similar to a modality's description is about t
 PER_MODALITY = 3  # passages each joining modality contributes
 MODALITY_WEIGHT = 0.5  # its weight in the fusion, beside the plain search's 1
 
+FanOut = Literal["none", "asked", "all"]
+
 
 class ModalityRouter:
     """Wraps a retriever; `search` fans out to the modalities a question is about."""
@@ -47,7 +53,12 @@ class ModalityRouter:
         self._descriptions: dict[Modality, np.ndarray] | None = None
 
     def search(
-        self, query: str, k: int | None = None, where: Filter | None = None
+        self,
+        query: str,
+        k: int | None = None,
+        where: Filter | None = None,
+        *,
+        asked_only: bool = False,
     ) -> tuple[RetrievalResult, list[str]]:
         """The fused results and the modalities that joined (with why)."""
         started = time.perf_counter()
@@ -56,11 +67,15 @@ class ModalityRouter:
             return plain, []
         best = max((h.vector_similarity or -1.0 for h in plain.hits), default=-1.0)
         mentioned = self._mentioned(query)
+        if asked_only and not mentioned:
+            return plain, []
         rankings = [[h.chunk.chunk_id for h in plain.hits]]
         weights = [1.0]
         by_id = {h.chunk.chunk_id: h for h in plain.hits}
         joined: list[str] = []
         for modality in DESCRIPTIONS:
+            if asked_only and modality not in mentioned:
+                continue
             scope = replace(where or Filter(), modalities=(modality,))
             if not self._count(scope):
                 continue
