@@ -75,7 +75,8 @@ class Locator:
                 parts.append(f"row {first}" if first == last else f"rows {first}-{last}")
         if self.time_span is not None:
             parts.append(f"{_clock(self.time_span[0])}-{_clock(self.time_span[1])}")
-        if self.heading_path:
+        # A sheet's own name as its only heading is said once, by the cell reference.
+        if self.heading_path and not (reference and self.heading_path == (self.sheet,)):
             parts.append("§ " + " > ".join(self.heading_path))
         return ", ".join(parts)
 

@@ -17,6 +17,12 @@ def test_a_sheets_cells_are_written_as_a_spreadsheet_writes_them() -> None:
     # One cell is written alone; the heading path follows the cells.
     one = Locator(sheet="S", rows=(3, 3), columns=("B", "B"), heading_path=("Totals",))
     assert one.describe() == "S!B3, § Totals"
+    # The sheet's name as its heading is not said twice.
+    titled = Locator(sheet="Cups", rows=(2, 5), columns=("A", "C"), heading_path=("Cups",))
+    assert titled.describe() == "Cups!A2:C5"
+    assert Locator(sheet="Cups", rows=(2, 5), heading_path=("Cups",)).describe() == (
+        "sheet Cups, rows 2-5, § Cups"
+    )
 
 
 def test_without_columns_a_sheet_cites_its_rows() -> None:
