@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from polyrag.settings import ASK_MODES
 from polyrag.testing.ray import process_tree
 
 REPO = Path(__file__).resolve().parents[1]
@@ -837,7 +838,9 @@ def render_qa(qa: dict[str, Any], pending: Sequence[str] = ()) -> list[str]:
         "",
         "Every set in the three answering modes, side by side: fast (one retrieval, one",
         "reply), agent (the graph: plans, retrieves in rounds, computes with SQL and the",
-        "calculator, checks itself) and auto (the agent only for questions that need it).",
+        "calculator, checks itself) and auto (the agent only for questions that need it);",
+        "where measured, fixed: the agent's steps and code's tools in their set order with no",
+        "model decision, the model writing only the reply (the baseline beside the agent).",
         "Correct: for a numeric gold answer a number within 1% (years aside), otherwise 80% of",
         "its tokens. Grounded: correct and both gold paragraphs cited (HotpotQA), or correct",
         "and the spreadsheet's cells cited (table-qa; office-qa's spreadsheet questions). Refusal",
@@ -964,7 +967,8 @@ def main() -> int:
     parser.add_argument(
         "--modes",
         help="with the qa section: ask in these answering modes only (comma-separated, e.g. "
-        "fast); the others are left for a later --resume",
+        "fast); the others are left for a later --resume. fixed (the agent's steps without "
+        "model decisions, a baseline) is measured only when named here",
     )
     parser.add_argument(
         "--write-partial",
@@ -1052,9 +1056,9 @@ def main() -> int:
         modes = profile.modes
         if args.modes:
             modes = tuple(mode.strip() for mode in args.modes.split(",") if mode.strip())
-            unknown = [mode for mode in modes if mode not in profile.modes]
+            unknown = [mode for mode in modes if mode not in ASK_MODES]
             if unknown:
-                print(f"unknown mode {unknown[0]!r}: {', '.join(profile.modes)}", file=sys.stderr)
+                print(f"unknown mode {unknown[0]!r}: {', '.join(ASK_MODES)}", file=sys.stderr)
                 return 2
         if args.sets:  # these sets anew, the others' results kept
             chosen = [name.strip() for name in args.sets.split(",") if name.strip()]

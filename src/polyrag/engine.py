@@ -39,7 +39,7 @@ from polyrag.llm.fallback import FallbackChain
 from polyrag.retrieve.base import RetrievalResult, SearchMode
 from polyrag.retrieve.hybrid import HybridRetriever
 from polyrag.retrieve.modalities import FanOut
-from polyrag.settings import Settings, load_settings
+from polyrag.settings import ASK_MODES, Settings, load_settings
 from polyrag.types import Answer, AnswerEvent, AskEvent, Filter, Hit, TokenEvent
 
 _DONE = object()
@@ -252,12 +252,13 @@ class Engine:
 
     def _answer(self, request: Request, emit: Callable[[AskEvent], None]) -> Answer:
         """fast: the fixed steps; agent: the graph; auto: retrieve once, then the cheap route
-        (and the model, when it is unsure) decides which of the two goes on from there."""
+        (and the model, when it is unsure) decides which of the two goes on from there; fixed:
+        the graph without model decisions."""
         trace = Trace(emit)
         steps = self.steps
         mode = request.mode or self.settings.agent.mode
-        if mode not in ("fast", "agent", "auto"):
-            raise ConfigError(f"unknown mode {mode!r}: fast, agent or auto")
+        if mode not in ASK_MODES:
+            raise ConfigError(f"unknown mode {mode!r}: {', '.join(ASK_MODES)}")
         if request.thread:  # a reply to the agent's question: the graph picks up its state
             return self.agent.answer(request, request.question, RESUMED, [], trace)
         standalone = steps.rewrite(request.question, request.history, trace)
@@ -268,7 +269,7 @@ class Engine:
         # recordings) the question is about or that holds a passage nearly as close as the
         # best; auto, those the question speaks of ("the chart", "in the call"); fast keeps to
         # the one plain search.
-        fan_out: FanOut = "all" if mode == "agent" else "asked" if mode == "auto" else "none"
+        fan_out: FanOut = "asked" if mode == "auto" else "none" if mode == "fast" else "all"
         hits = steps.retrieve(standalone, request.where, trace, fan_out=fan_out)
         if recalled is not None:  # a similar question was answered from these passages
             known = {hit.chunk.chunk_id for hit in hits}
@@ -369,7 +370,7 @@ class Engine:
             term = self.agent.undefined_term(standalone, hits, request.where)
             if term is not None:  # the agent asks what it means rather than guess
                 chosen = Route(chosen.kind, True, f"the sources never write {term!r}")
-        if mode == "agent":
+        if mode in ("agent", "fixed"):
             chosen = replace(chosen, agent=True)
         trace.add(
             "route",
@@ -378,6 +379,9 @@ class Engine:
         )
         if not chosen.agent:
             return answer_fast(steps, request, standalone, trace, hits)
+        if mode == "fixed":  # the graph with no model decision: the reply is the one call
+            fixed = self.agent.answer(request, standalone, chosen, hits, trace, decisions=False)
+            return replace(fixed, mode="fixed")
         return self.agent.answer(request, standalone, chosen, hits, trace)
 
     def _classify(self, question: str, cheap: Route, trace: Trace) -> Route:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -152,7 +152,8 @@ class AnswerSettings(_Section):
     )
 
 
-AskMode = Literal["fast", "agent", "auto"]
+AskMode = Literal["fast", "agent", "auto", "fixed"]
+ASK_MODES: tuple[str, ...] = get_args(AskMode)
 
 
 class AgentSettings(_Section):
@@ -162,7 +163,8 @@ class AgentSettings(_Section):
         "auto",
         description="fast: one retrieval and one answer; agent: plan, retrieve in rounds, use "
         "tools, check; auto: the agent only for questions that need it (computation, tables, "
-        "comparisons, several hops).",
+        "comparisons, several hops); fixed: the agent's steps and code's tools in their set "
+        "order with no model decision, the model writing only the reply (a baseline).",
     )
     max_rounds: int = Field(3, ge=1, le=10, description="Retrieval rounds per question at most.")
     max_model_calls: int = Field(

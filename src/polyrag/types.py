@@ -358,7 +358,7 @@ class Answer:
     timings_ms: dict[str, float]
     standalone_question: str | None = None
     refusal_reason: str | None = None  # why it was refused, one of REFUSAL_REASONS
-    mode: str = "fast"  # how it was answered: fast, agent (the graph) or memory (asked before)
+    mode: str = "fast"  # how it was answered: fast, agent (the graph), fixed or memory
     steps: tuple[Step, ...] = ()  # the trace
     model_calls: int = 0  # chat model calls made for this answer (decisions and the reply)
     partial: bool = False  # it answers part of the question and says what the sources lack

@@ -85,6 +85,24 @@ def test_a_total_over_a_spreadsheet_is_computed_by_sql_and_cites_its_cells(home:
     assert any(loc.get("sheet") == "Regional revenue" and loc.get("cells") for loc in cited)
 
 
+def test_the_fixed_order_baseline_asks_the_model_only_for_the_reply(home: Path) -> None:
+    """Mode fixed: the agent's steps in their set order, with code's tools and no model
+    decision; the same two-hop question as below is searched for its bridge by code."""
+    reply = ask(
+        home,
+        "--mode",
+        "fixed",
+        "What government position was held by the woman who portrayed Corliss Archer in the "
+        "film Kiss and Tell?",
+    )
+    assert reply["mode"] == "fixed", reply
+    assert not [s for s in reply["steps"] if s["step"].startswith("decide")]
+    assert len(steps(reply, "generate")) == 1 and len(steps(reply, "retrieve")) >= 2
+    wrong = polyrag(home, "ask", "--mode", "guess", "Who?", check=False)
+    assert wrong.returncode == 2
+    assert "--mode must be one of fast, agent, auto, fixed, not 'guess'" in wrong.stderr
+
+
 def test_a_percentage_change_shows_its_formula_and_both_numbers(home: Path) -> None:
     reply = ask(home, "By what percentage did net revenue change from 2023 to 2024?")
     assert not reply["refused"], reply

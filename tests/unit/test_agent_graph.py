@@ -508,6 +508,40 @@ def test_a_bridge_without_its_own_passage_is_searched_before_any_model_call(
     }
 
 
+def fixed(agent: Agent, question: str, kind: str) -> tuple[object, Trace]:
+    """The graph with no model decision (mode fixed): the reply is the model's one call."""
+    trace = Trace(lambda _event: None)
+    hits = agent.steps.retrieve(question, None, trace)
+    route = Route(kind, True, "test")
+    return agent.answer(Request(question), question, route, hits, trace, decisions=False), trace
+
+
+def test_the_fixed_order_baseline_runs_codes_steps_and_asks_the_model_only_to_reply(
+    tmp_path: Path,
+) -> None:
+    # A second hop that code finds is searched; the model is asked for nothing but the reply.
+    agent, chat = make_agent(tmp_path, ["Shirley Temple served as Chief of Protocol [2]."])
+    question = (
+        "What government position was held by the woman who portrayed Corliss Archer in the "
+        "film Kiss and Tell?"
+    )
+    answer, trace = fixed(agent, question, "multihop")
+    searches = [s.data["query"] for s in trace.steps if s.name == "retrieve"]
+    assert searches[1] == "Shirley Temple government position held woman"
+    assert len(chat.asked) == 1 and not [s for s in trace.steps if s.name.startswith("decide")]
+    assert "Chief of Protocol" in answer.text  # type: ignore[attr-defined]
+    # Tools whose arguments the model writes are not used; the reply is written from the rows.
+    agent, chat = make_agent(tmp_path, ["405 freshwater ducks were observed in total [1]."])
+    answer, trace = fixed(agent, "How many freshwater ducks were observed in total?", "aggregate")
+    assert "no model call left for the sql tool" in steps_named(trace, "evaluate")
+    assert not steps_named(trace, "tool") and len(chat.asked) == 1
+    # Code's own tools are: the page a question names is read without a model call.
+    agent, chat = make_agent(tmp_path, ["The deal closed on 15 April 2024 [1]."])
+    answer, trace = fixed(agent, "What does the merger filing say on page 2?", "lookup")
+    assert steps_named(trace, "tool") == ["page: page 2 of merger.pdf: 52 characters read"]
+    assert len(chat.asked) == 1
+
+
 def test_a_bridge_passage_ranked_below_the_evidence_shown_is_searched_for(
     tmp_path: Path,
 ) -> None:

@@ -17,7 +17,7 @@ class Request:
     question: str
     history: tuple[Turn, ...] = ()
     where: Filter | None = None
-    mode: str | None = None  # fast, agent or auto; None: the settings' mode
+    mode: str | None = None  # fast, agent, auto or fixed; None: the settings' mode
     thread: str | None = None  # an agent conversation to continue (a clarification's reply)
     earlier: tuple[Answer, ...] = ()  # the conversation's past answers, oldest first
 

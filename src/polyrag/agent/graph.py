@@ -126,10 +126,17 @@ class Agent:
         route: Route,
         first_hits: list[Hit],
         trace: Trace,
+        *,
+        decisions: bool = True,
     ) -> Answer:
-        """Run the graph for a question (or resume the thread it continues)."""
+        """Run the graph for a question (or resume the thread it continues).
+
+        Without `decisions` the model makes none (no plan, no assessment, no query or
+        expression, no tool choice): the steps and code's tools run in their set order and the
+        model writes only the reply — the fixed-order baseline beside the agent."""
         thread = request.thread or uuid.uuid4().hex[:16]
-        run = Run(request, route, trace, first_hits, self.settings.max_model_calls, thread=thread)
+        budget = self.settings.max_model_calls if decisions else trace.model_calls + 1
+        run = Run(request, route, trace, first_hits, budget, thread=thread)
         config = self._config(thread)
         if request.thread:
             pending = self.graph.get_state(config)

@@ -225,7 +225,7 @@ class Replier:
         comparison = comparison_of(question)
         if comparison is None:
             return None
-        calls_left = self.settings.max_model_calls - run.trace.model_calls
+        calls_left = run.budget - run.trace.model_calls
         compared = compare(comparison, evidence, self.steps.chat, run.trace, calls_left)
         if compared is None:
             return None
@@ -242,7 +242,7 @@ class Replier:
         """A yes/no question answered without its yes or no gets it from one small decision."""
         if re.match(r"^\W*(?:yes|no)\b", answer.text, re.IGNORECASE):
             return answer
-        if run.trace.model_calls >= self.settings.max_model_calls:
+        if run.trace.model_calls >= run.budget:
             return answer
         try:
             verdict = decide(

@@ -25,7 +25,7 @@ class Run:
     route: Route
     trace: Trace
     first_hits: list[Hit]
-    budget: int  # model calls this question may make (agent.max_model_calls)
+    budget: int  # model calls this question may make (agent.max_model_calls; fixed: the reply)
     result: Answer | None = None
     database: TableDatabase | None = None
     tables_loaded: bool = False

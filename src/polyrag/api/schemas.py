@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from polyrag.settings import AskMode
 from polyrag.types import Filter, Modality
 
 
@@ -42,7 +43,7 @@ class TurnBody(_Body):
 
 class AskBody(Scope):
     question: str = Field(min_length=1, max_length=4000, description="The question.")
-    mode: Literal["fast", "agent", "auto"] | None = Field(
+    mode: AskMode | None = Field(
         None, description="How to answer (default: the settings' agent.mode)."
     )
     history: list[TurnBody] = Field(
@@ -69,7 +70,7 @@ class ChatBody(_Body):
 
 class ChatAskBody(Scope):
     question: str = Field(min_length=1, max_length=4000, description="The question or reply.")
-    mode: Literal["fast", "agent", "auto"] | None = Field(
+    mode: AskMode | None = Field(
         None, description="How to answer (default: the settings' agent.mode)."
     )
 

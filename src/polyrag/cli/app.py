@@ -21,6 +21,7 @@ from polyrag.cli.tokens import tokens_app
 from polyrag.ingest.manifest import Entry
 from polyrag.ingest.pipeline import IngestReport
 from polyrag.ingest.pipeline import Progress as IngestProgress
+from polyrag.settings import ASK_MODES
 from polyrag.types import (
     NOT_ANSWERED,
     NOT_SUPPORTED,
@@ -191,8 +192,9 @@ ModeOption = Annotated[
     str | None,
     typer.Option(
         "--mode",
-        help="fast (one retrieval, one answer), agent (plan, retrieve in rounds, use tools) or "
-        "auto (the agent when the question needs it). Default: agent.mode in the settings.",
+        help="fast (one retrieval, one answer), agent (plan, retrieve in rounds, use tools), "
+        "auto (the agent when the question needs it) or fixed (the agent's steps and code's "
+        "tools in a set order, no model decision). Default: agent.mode in the settings.",
     ),
 ]
 TraceOption = Annotated[
@@ -269,8 +271,10 @@ def chat(
 
 
 def _check_mode(mode: str | None) -> None:
-    if mode is not None and mode not in ("fast", "agent", "auto"):
-        err.print(f"error: --mode must be fast, agent or auto, not {mode!r}", markup=False)
+    if mode is not None and mode not in ASK_MODES:
+        err.print(
+            f"error: --mode must be one of {', '.join(ASK_MODES)}, not {mode!r}", markup=False
+        )
         raise typer.Exit(2)
 
 

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from polyrag.cli.common import HomeOption, JsonOption, engine_for, err, out, print_json
+from polyrag.settings import ASK_MODES
 
 if TYPE_CHECKING:
     from polyrag.eval.qa import Scope
@@ -147,7 +148,10 @@ def eval_qa(
     ] = "document",
     mode: Annotated[
         str | None,
-        typer.Option("--mode", help="fast, agent or auto (default: agent.mode in the settings)."),
+        typer.Option(
+            "--mode",
+            help="fast, agent, auto or fixed (default: agent.mode in the settings).",
+        ),
     ] = None,
     retrieval_only: Annotated[
         bool,
@@ -169,8 +173,10 @@ def eval_qa(
     if scope not in ("document", "collection"):
         err.print(f"error: --scope must be document or collection, not {scope!r}", markup=False)
         raise typer.Exit(2)
-    if mode is not None and mode not in ("fast", "agent", "auto"):
-        err.print(f"error: --mode must be fast, agent or auto, not {mode!r}", markup=False)
+    if mode is not None and mode not in ASK_MODES:
+        err.print(
+            f"error: --mode must be one of {', '.join(ASK_MODES)}, not {mode!r}", markup=False
+        )
         raise typer.Exit(2)
     if retrieval_only and (mode is not None or runs > 1):
         err.print("error: --retrieval-only asks no model: drop --mode and --runs", markup=False)

@@ -88,7 +88,8 @@ def evaluate_qa(
 ) -> dict[str, Any]:
     """Ingest the dataset's documents, ask every question `runs` times, and score it.
 
-    `mode` (fast, agent or auto; default: the settings') is how every question is answered."""
+    `mode` (fast, agent, auto or fixed; default: the settings') is how every question is
+    answered."""
     home = eval_home(settings, dataset)
     # No answer memory: every run of every question is answered anew, as it is measured.
     agent = settings.agent.model_copy(update={"memory": False})

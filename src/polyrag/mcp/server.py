@@ -23,6 +23,7 @@ from polyrag.api.deps import ForbiddenError
 from polyrag.api.workspaces import DEFAULT, Workspaces
 from polyrag.engine import Engine
 from polyrag.errors import PolyragError, SourceNotFoundError
+from polyrag.settings import AskMode
 from polyrag.types import Filter, Modality
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -60,14 +61,15 @@ def build_server(workspaces: Workspaces, *, allow_ingest: bool = False) -> MCPSe
     @_as_tool_errors
     def ask(
         question: str,
-        mode: Literal["fast", "agent", "auto"] | None = None,
+        mode: AskMode | None = None,
         workspace: str = DEFAULT,
         ctx: Context | None = None,
     ) -> dict[str, Any]:
         """Answer `question` only from the workspace's sources, citing them as [n]; each
         citation names its source and place. A refusal ("I cannot find this…") says why in
         `refusal_explained`. `mode`: fast (one search), agent (plans, computes with SQL and a
-        calculator, checks itself) or auto (the agent when the question needs it)."""
+        calculator, checks itself), auto (the agent when the question needs it) or fixed (the
+        agent's steps in a set order, no model decision)."""
         answer = _engine(workspaces, ctx, workspace).ask(question, mode=mode)
         shown = answer.to_dict()
         shown.pop("steps", None)  # the trace is long; the steps' count says what it took

@@ -15,7 +15,7 @@ import json
 import time
 import uuid
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
@@ -26,6 +26,7 @@ from polyrag.api.deps import WorkspacesDep, allowed, check_allowed
 from polyrag.api.errors import body as error_body
 from polyrag.engine import Engine
 from polyrag.errors import ConfigError, PolyragError
+from polyrag.settings import AskMode
 from polyrag.types import Answer, AnswerEvent, TokenEvent
 
 router = APIRouter(prefix="/v1", tags=["openai-compatible"])
@@ -51,7 +52,7 @@ class CompletionBody(BaseModel):
     model: str = Field(description="The workspace to answer from (`default` is the home).")
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
-    polyrag_mode: Literal["fast", "agent", "auto"] | None = Field(
+    polyrag_mode: AskMode | None = Field(
         None, description="How to answer (default: the settings' agent.mode)."
     )
 
