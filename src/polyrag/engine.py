@@ -274,7 +274,7 @@ class Engine:
         if recalled is not None:  # a similar question was answered from these passages
             known = {hit.chunk.chunk_id for hit in hits}
             hits = [*hits, *(h for h in recalled.hits if h.chunk.chunk_id not in known)]
-        hits = self._follow_up(request, standalone, hits, trace)
+        hits = self._consult_earlier(request, standalone, hits, trace)
         answer = self._by_mode(mode, request, standalone, hits, trace)
         if self.settings.agent.memory:
             self.memory.remember(standalone, request.where, answer)
@@ -291,7 +291,7 @@ class Engine:
         request = Request(answer.question, mode="agent")
         return self.agent.reconsider(request, answer, Trace(lambda _event: None))
 
-    def _follow_up(
+    def _consult_earlier(
         self, request: Request, standalone: str, hits: list[Hit], trace: Trace
     ) -> list[Hit]:
         """A follow-up also reads the passages the conversation's last answer cited."""
