@@ -115,5 +115,18 @@ def test_asked_only_searches_just_the_modalities_the_question_speaks_of() -> Non
     searched.clear()
     router = ModalityRouter(Counting(), counts, embed_for([0.0, 0.0, 1.0]))
     result, joined = router.search("What did they agree in the call?", k=4, asked_only=True)
-    assert joined == ["audio (asked about)"] and "a1" in [h.chunk.chunk_id for h in result.hits]
+    assert joined == ["audio (asked about)"]
+    # The plain ranking stays, but for the recording's best passage, third at the latest.
+    assert [h.chunk.chunk_id for h in result.hits] == ["t0", "t1", "a1", "t2"]
+    assert result.hits[2].score == result.hits[1].score
     assert [w.modalities for w in searched if w is not None] == [(Modality.AUDIO,)]
+
+
+def test_a_kinds_best_passage_moves_up_only_when_ranked_below_third() -> None:
+    from polyrag.retrieve.modalities import _with_best_of
+
+    plain = [*TEXT, AUDIO[0]]  # the recording's passage fifth
+    moved = _with_best_of(plain, [AUDIO[0]], 5)
+    assert [h.chunk.chunk_id for h in moved] == ["t0", "t1", "a1", "t2", "t3"]
+    early = [TEXT[0], AUDIO[0], *TEXT[1:]]
+    assert _with_best_of(early, [AUDIO[0]], 5) == early  # second already: left where it is

@@ -8,8 +8,11 @@ is close to a description of it: "a spreadsheet…", "a recording…") — and t
 rank. A question about a chart in a text-heavy library then still finds the chart, and one that
 spans a recording and a report gets both.
 
-`asked_only` keeps to the modalities the question speaks of (auto mode's first search: a
-question that names no kind of content costs one embedding more, not three searches).
+`asked_only` keeps to the modalities the question speaks of and leaves the plain ranking as it
+is but for each one's best passage, which comes third at the latest (auto mode's first search:
+a question that names no kind of content costs one embedding more, not three searches; finance
+questions often sit close to the description of a table, and a re-fused ranking pushed the
+paragraph that answers them out of the evidence).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ MARGIN = 0.08  # a modality whose best passage is this close to the overall best
 MENTION = 0.28  # a question this similar to a modality's description is about that modality
 PER_MODALITY = 3  # passages each joining modality contributes
 MODALITY_WEIGHT = 0.5  # its weight in the fusion, beside the plain search's 1
+ASKED_AT = 2  # asked_only: a kind's best passage comes after this many plain hits at most
 
 FanOut = Literal["none", "asked", "all"]
 
@@ -94,6 +98,11 @@ class ModalityRouter:
                 by_id.setdefault(hit.chunk.chunk_id, hit)
         if not joined:
             return plain, []
+        timings = dict(plain.timings_ms)
+        if asked_only:
+            kept = _with_best_of(plain.hits, [by_id[r[0]] for r in rankings[1:]], k)
+            timings["total"] = (time.perf_counter() - started) * 1000
+            return RetrievalResult(kept, timings), joined
         fused = reciprocal_rank_fusion(rankings, weights)
         size = len(plain.hits) if k is None else k
         keys = [key for key, _ in fused[:size]]
@@ -102,7 +111,6 @@ class ModalityRouter:
                 keys = [*keys[: size - 1], ranking[0]] if len(keys) >= size else [*keys, ranking[0]]
         score = dict(fused)
         hits: list[Hit] = [replace(by_id[key], score=score[key]) for key in keys]
-        timings = dict(plain.timings_ms)
         timings["total"] = (time.perf_counter() - started) * 1000
         return RetrievalResult(hits, timings), joined
 
@@ -112,6 +120,26 @@ class ModalityRouter:
             self._descriptions = dict(zip(DESCRIPTIONS, vectors, strict=True))
         question = _normalised(self._embed([query]))[0]
         return {m for m, v in self._descriptions.items() if float(v @ question) >= MENTION}
+
+
+def _with_best_of(plain: Sequence[Hit], best: Sequence[Hit], k: int | None) -> list[Hit]:
+    """The plain ranking, with each asked-about kind's best passage among its first
+    `ASKED_AT` + 1 (moved up, or put in at that place, scored as the hit before it); the list
+    keeps its length. A question that speaks of a kind of content thus shows the model that
+    kind's best passage, and what the plain search ranked first stays first."""
+    size = len(plain) if k is None else k
+    hits = list(plain)
+    for hit in best:
+        ids = [h.chunk.chunk_id for h in hits]
+        place = ids.index(hit.chunk.chunk_id) if hit.chunk.chunk_id in ids else None
+        if place is not None and place <= ASKED_AT:
+            continue
+        if place is not None:
+            hits.pop(place)
+        at = min(ASKED_AT, len(hits))
+        score = hits[at - 1].score if at else hit.score
+        hits.insert(at, replace(hit, score=score))
+    return hits[:size]
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
