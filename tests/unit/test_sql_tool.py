@@ -479,6 +479,42 @@ def test_queries_leave_out_a_total_row_wherever_its_label_stands(
         db.close()
 
 
+def test_joined_tables_leave_out_their_total_rows_each() -> None:
+    """This half-year's segments joined to last year's on their labels: the two "Total" rows
+    meet and would rank first (the query a small model wrote for "Which zone had the highest
+    underlying trading operating profit in January–June 2023?")."""
+
+    def half_year(name: str, profits: tuple[str, str, str]) -> Table:
+        rows = (("Zone NA", profits[0]), ("Zone EUR", profits[1]), ("Total", profits[2]))
+        return Table(("Segment", "Profit"), rows, Locator(sheet=name, rows=(1, 4)), name=name,
+                     row_numbers=(2, 3, 4), columns=("A", "B"))  # fmt: skip
+
+    now, before = (
+        half_year("H1 2023", ("2713", "1570", "7904")),
+        half_year("H1 2022", ("2284", "1606", "7683")),
+    )
+    db = TableDatabase(
+        [SourceTable("n", "/nestle.xlsx", now), SourceTable("n", "/nestle.xlsx", before)]
+    )
+    try:
+        best = db.run(
+            "SELECT T1.segment FROM h1_2023 AS T1 INNER JOIN h1_2022 AS T2 "
+            "ON T1.segment = T2.segment WHERE T1.profit > 0 ORDER BY T1.profit DESC LIMIT 1"
+        )
+        assert best.rows[0][0] == "Zone NA"  # (its figure shown beside it)
+        both = db.run(
+            "SELECT a.profit + b.profit FROM h1_2023 a, h1_2022 b WHERE a.segment = b.segment"
+        )
+        assert sorted(both.rows) == [(3176.0,), (4997.0,)]
+        named = db.run(
+            "SELECT T1.profit FROM h1_2023 T1 JOIN h1_2022 T2 ON T1.segment = T2.segment "
+            "WHERE T1.segment ILIKE '%total%'"
+        )
+        assert named.rows == ((7904.0,),)
+    finally:
+        db.close()
+
+
 @pytest.fixture
 def layoffs() -> Iterator[TableDatabase]:
     """A list of layoffs whose header cut "No. Of Employees" short, and its monthly summary."""

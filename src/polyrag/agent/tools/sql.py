@@ -336,18 +336,23 @@ class TableDatabase:
         which are no records of their own: a sheet's "Total" row summed with the rows it totals
         counts them twice, grouped it is the largest "vendor", ranked it is the largest single
         expense. A query whose conditions name a total ("WHERE label ILIKE '%total%'") reads
-        it as written."""
+        it as written. Tables joined (this half-year's segments beside last year's) leave out
+        theirs each, by the name the query gives it: joined on their labels, two "Total" rows
+        meet and outrank every segment."""
         for select in list(tree.find_all(exp.Select)):
             read = [t for t in select.find_all(exp.Table) if t.parent_select is select]
-            if len(read) != 1 or select.args.get("joins"):
-                continue
-            base = self._views[read[0].name][0] if read[0].name in self._views else read[0].name
-            totals = self._totals.get(base)
             where = select.args.get("where")
-            if not totals or (where is not None and _NAMES_TOTAL.search(where.sql())):
+            if where is not None and _NAMES_TOTAL.search(where.sql()):
                 continue
-            kept = ", ".join(str(n) for n in totals)
-            select.where(f'"{ROW_COLUMN}" NOT IN ({kept})', dialect="duckdb", copy=False)
+            joined = len(read) > 1 or bool(select.args.get("joins"))
+            for table in read:
+                base = self._views[table.name][0] if table.name in self._views else table.name
+                totals = self._totals.get(base)
+                if not totals:
+                    continue
+                kept = ", ".join(str(n) for n in totals)
+                column = f'"{table.alias_or_name}"."{ROW_COLUMN}"' if joined else f'"{ROW_COLUMN}"'
+                select.where(f"{column} NOT IN ({kept})", dialect="duckdb", copy=False)
         return tree
 
     def run(self, query: str) -> SqlResult:
