@@ -1010,7 +1010,7 @@ def test_a_code_repair_that_fails_is_traced_and_the_query_as_written_runs(
     from polyrag.agent import critic
 
     broken = ("SELECT SUM(nothing) FROM nowhere", "year")  # an injected, failing repair
-    monkeypatch.setattr(critic, "totals_per_label", lambda query, repeats: broken)
+    monkeypatch.setattr(critic, "totals_per_label", lambda query, repeats, question="": broken)
     agent, _ = make_agent(
         tmp_path,
         [

@@ -387,6 +387,15 @@ def test_which_label_has_the_most_compares_totals_when_labels_repeat(query: str)
         "product",
     )
     assert totals_per_label(query, lambda table, column: False) is None  # one row per product
+    # Asked about one sale, the row with the largest revenue is the answer.
+    for asked in (
+        "Which product had the highest revenue in a single sale?",
+        "Which product had the largest individual order?",
+        "Which product sold the most on any one day?",
+    ):
+        assert totals_per_label(query, lambda table, column: True, asked) is None
+    widget = "Which widget brought in the most revenue?"
+    assert totals_per_label(query, lambda table, column: True, widget) is not None
 
 
 def test_the_smallest_total_keeps_the_other_conditions() -> None:

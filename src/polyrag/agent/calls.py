@@ -196,7 +196,9 @@ class ToolCalls:
         if summed is not None:
             repaired = summed[0]
             notes.append("added up " + ", ".join(summed[1]) + " instead of counting its rows")
-        grouped = critic.totals_per_label(repaired, database.repeats) if database else None
+        grouped = (
+            critic.totals_per_label(repaired, database.repeats, question) if database else None
+        )
         if grouped is not None:
             repaired = grouped[0]
             notes.append(f"{grouped[1]} repeats across rows, so the totals per {grouped[1]} decide")

@@ -635,12 +635,17 @@ def summed_not_counted(
     return tree.sql(dialect="duckdb"), changed
 
 
-def totals_per_label(query: str, repeats: Callable[[str, str], bool]) -> tuple[str, str] | None:
+def totals_per_label(
+    query: str, repeats: Callable[[str, str], bool], question: str = ""
+) -> tuple[str, str] | None:
     """ "Which widget brought in the most revenue?" over rows of single sales: a query taking
     the one row with the largest revenue answers for one sale, not for the widget. When the
     label it selects repeats across the table's rows (`repeats(table, column)`), the query adds
     the measure up per label and takes the largest (or smallest) total. Returns the query and
-    the label column, or None when the query is not of that shape."""
+    the label column, or None when the query is not of that shape, or when the question asks
+    about one record ("the highest revenue in a single sale")."""
+    if _ONE_RECORD.search(question):
+        return None
     tree = _parsed(query)
     if tree is None:
         return None
@@ -671,6 +676,12 @@ def totals_per_label(query: str, repeats: Callable[[str, str], bool]) -> tuple[s
 
 _LEAST = re.compile(
     r"\b(?:lowest|smallest|least|minimum|fewest|shortest|cheapest|worst)\b", re.IGNORECASE
+)
+# A question about one row of many: "in a single sale", "the largest individual order", "on
+# any one day".
+_ONE_RECORD = re.compile(
+    r"\b(?:single|individual|one-time)\b|\b(?:in|on|for) (?:one|any one|any single) \w+",
+    re.IGNORECASE,
 )
 _PER_GROUP = re.compile(r"\b(?:per|each|every|respectively)\b", re.IGNORECASE)
 
