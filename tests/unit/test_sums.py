@@ -210,3 +210,29 @@ def test_shares_are_not_added_up_for_an_amount() -> None:
     names = "Optical Communications, Specialty Materials and Environmental Technologies"
     asked = f"What was the combined 2020 segment net income of {names} (in millions of dollars)?"
     assert named_sum(asked, [customers]) is None
+
+
+def test_a_sheets_rows_with_words_beside_their_figures_are_added() -> None:
+    """A team's city beside its Stanley Cups: the words are no figures, and the row is still
+    the team's, whether read from its row sentences or from the whole table."""
+    asked = "How many Stanley Cups have the Blues and the Flyers won together?"
+    rows = Chunk(
+        "c1", "cups", "/docs/stanley-cups.csv",
+        "Row 3: Team is Blues, Location is STL, Stanley Cups is 1\n"
+        "Row 4: Team is Flyers, Location is PHI, Stanley Cups is 2\n"
+        "Row 5: Team is Maple Leafs, Location is TOR, Stanley Cups is 13",
+        Locator(sheet="cups", rows=(3, 5)),
+    )  # fmt: skip
+    found = named_sum(asked, [rows])
+    assert found is not None and found.labels == ("Blues", "Flyers") and found.total == 3
+    assert found.column == "Stanley Cups"
+    table = Table(
+        header=("Team", "Location", "Stanley Cups"),
+        rows=(("Blues", "STL", "1"), ("Flyers", "PHI", "2"), ("Maple Leafs", "TOR", "13")),
+        locator=Locator(sheet="cups", rows=(2, 5)),
+        name="cups",
+        row_numbers=(3, 4, 5),
+        columns=("A", "B", "C"),
+    )
+    whole = named_sum(asked, [], [SourceTable("cups", "/docs/stanley-cups.csv", table)])
+    assert whole is not None and whole.total == 3 and whole.shown == ("1", "2")

@@ -162,9 +162,13 @@ def _groups(passages: Sequence[Chunk], question: str) -> list[tuple[_Rows, list[
         for line in lines:
             row = read_row_sentence(line)
             if row is not None:
-                pairs = dict(row.pairs()) if row.labelled else {}
+                label, pairs = (
+                    (row.label.strip(), dict(row.pairs()))
+                    if row.labelled
+                    else (_named_by_text(row.pairs()))
+                )
                 if pairs:
-                    rows[row.number] = (row.label.strip(), pairs)
+                    rows[row.number] = (label, pairs)
                 elif row.section:
                     rows[row.number] = (row.label.strip(), {})
         marked.setdefault(key, []).extend(_markdown_rows(lines))
@@ -185,6 +189,17 @@ def _groups(passages: Sequence[Chunk], question: str) -> list[tuple[_Rows, list[
         if table_rows:
             tables.append((table_rows, chunks))
     return [*tables, *sentences]
+
+
+def _named_by_text(pairs: Sequence[tuple[str, str]]) -> tuple[str, dict[str, str]]:
+    """A sheet's row of "Header is value" pairs as a label and its figures: the first value
+    names the row when it is text ("Team is Blues, Location is STL, Stanley Cups is 1" is the
+    Blues' row, whose one figure is its Stanley Cups); other text values are no figures. No
+    figures when the first value is a number."""
+    if not pairs or parse_number(pairs[0][1]) is not None:
+        return "", {}
+    figures = {name: value for name, value in pairs[1:] if parse_number(value) is not None}
+    return pairs[0][1].strip(), figures
 
 
 def _place(name: str) -> str:
@@ -221,10 +236,12 @@ def _labelled_rows(header: Sequence[str], body: Sequence[Sequence[str]]) -> _Row
             for name, cell in zip(names, cells[1:], strict=False)
             if cell.strip() not in _NIL  # a dash is no figure: "Asia Pacific | 1,677 | — |"
         }
+        figures = {name: cell for name, cell in filled.items() if parse_number(cell) is not None}
         if not any(cell.strip() for cell in cells[1:]):
             section = cells[0].strip()
-        elif filled and all(parse_number(cell) is not None for cell in filled.values()):
-            rows.append((section, cells[0].strip(), filled))
+        elif figures:
+            # Words beside the figures ("Blues | STL | 1": a team's city) are no figures.
+            rows.append((section, cells[0].strip(), figures))
     return rows
 
 
