@@ -165,7 +165,7 @@ def _groups(passages: Sequence[Chunk], question: str) -> list[tuple[_Rows, list[
                 label, pairs = (
                     (row.label.strip(), dict(row.pairs()))
                     if row.labelled
-                    else (_named_by_text(row.pairs()))
+                    else _named_by_text(row.pairs())
                 )
                 if pairs:
                     rows[row.number] = (label, pairs)
