@@ -134,6 +134,11 @@ class Locator:
         return cls.from_dict(json.loads(text) if text else {})
 
 
+def column_order(letter: str) -> tuple[int, str]:
+    """A sort key for spreadsheet column letters in their order: Z before AA."""
+    return len(letter), letter
+
+
 def _clock(seconds: float) -> str:
     minutes, secs = divmod(int(seconds), 60)
     return f"{minutes}:{secs:02d}"
@@ -280,6 +285,15 @@ class Filter:
 
     def is_empty(self) -> bool:
         return not (self.source_ids or self.modalities or self.pages or self.printed_pages)
+
+    def holds(self, chunk: Chunk) -> bool:
+        """Whether the chunk passes every field that is set."""
+        return (
+            (not self.source_ids or chunk.source_id in self.source_ids)
+            and (not self.modalities or chunk.modality in self.modalities)
+            and (not self.pages or chunk.locator.page in self.pages)
+            and (not self.printed_pages or chunk.locator.printed_page in self.printed_pages)
+        )
 
 
 @dataclass(frozen=True)

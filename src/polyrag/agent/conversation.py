@@ -57,7 +57,9 @@ def consult(
     joined: list[Chunk] = []
     for citation in last.citations:
         chunk = _current(citation.chunk, sources, by_ordinal)
-        if chunk is None or chunk.chunk_id in found or not _within(chunk, where):
+        if chunk is None or chunk.chunk_id in found:
+            continue
+        if where is not None and not where.holds(chunk):
             continue
         found.add(chunk.chunk_id)
         joined.append(chunk)
@@ -85,15 +87,3 @@ def _current(chunk: Chunk, sources: set[str], by_ordinal: Ordinals) -> Chunk | N
         return None  # a tool's result: computed for that question, not a passage
     stored = by_ordinal(chunk.source_id, [int(number.group(1))])
     return next((c for c in stored if c.chunk_id == chunk.chunk_id), None)
-
-
-def _within(chunk: Chunk, where: Filter | None) -> bool:
-    if where is None:
-        return True
-    if where.source_ids and chunk.source_id not in where.source_ids:
-        return False
-    if where.modalities and chunk.modality not in where.modalities:
-        return False
-    if where.pages and chunk.locator.page not in where.pages:
-        return False
-    return not where.printed_pages or chunk.locator.printed_page in where.printed_pages

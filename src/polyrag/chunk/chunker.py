@@ -35,7 +35,7 @@ from polyrag.chunk.layout import Layout, classify
 from polyrag.chunk.sentences import sentence_spans, split_long
 from polyrag.index.embed.base import TokenCounter
 from polyrag.settings import ChunkSettings
-from polyrag.types import Block, BlockKind, Chunk, Locator, Modality, Source
+from polyrag.types import Block, BlockKind, Chunk, Locator, Modality, Source, column_order
 
 
 @dataclass(frozen=True)
@@ -421,18 +421,13 @@ def _merge(units: list[_Unit]) -> Locator:
         bbox=_region(locators),
         # A sheet's rows span the columns of all of them; rows without columns (a title line
         # above a table) leave the range unknown.
-        columns=(min(letters, key=_letter_key), max(letters, key=_letter_key))
+        columns=(min(letters, key=column_order), max(letters, key=column_order))
         if letters and all(loc.columns for loc in locators if loc.rows)
         else None,
         rows=(min(r[0] for r in rows), max(r[1] for r in rows)) if rows else None,
         char_span=(min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None,
         time_span=(min(t[0] for t in times), max(t[1] for t in times)) if times else None,
     )
-
-
-def _letter_key(letter: str) -> tuple[int, str]:
-    """Spreadsheet column letters in their order: Z before AA."""
-    return len(letter), letter
 
 
 def _region(locators: list[Locator]) -> tuple[float, float, float, float] | None:

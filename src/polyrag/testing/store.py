@@ -372,7 +372,7 @@ class FilterContract(StoreFixtures):
             chunk.chunk_id
             for chunks, _ in library.values()
             for chunk in chunks
-            if _matches(chunk, where)
+            if where.holds(chunk)
         }
         assert by_vector == everything
         assert store.count(where) == len(everything)
@@ -523,12 +523,3 @@ class StoreContract(
     SharedWritersContract,
 ):
     """Everything a Store must show; subclasses implement `make_store`."""
-
-
-def _matches(chunk: Chunk, where: Filter) -> bool:
-    return (
-        (not where.source_ids or chunk.source_id in where.source_ids)
-        and (not where.modalities or chunk.modality in where.modalities)
-        and (not where.pages or chunk.locator.page in where.pages)
-        and (not where.printed_pages or chunk.locator.printed_page in where.printed_pages)
-    )

@@ -30,7 +30,7 @@ from polyrag.errors import PolyragError
 from polyrag.index.tables.base import SourceTable
 from polyrag.months import MONTH
 from polyrag.parse.tables import markdown_table
-from polyrag.types import Chunk, Locator, Modality
+from polyrag.types import Chunk, Locator, Modality, column_order
 
 ROW_COLUMN = "_row"  # the hidden column holding each row's number in its source
 MAX_RESULT_ROWS = 20
@@ -106,7 +106,7 @@ class CitedCells:
         letters = [c.letter for c in self.columns if c.letter]
         if not letters or not self.rows:
             return None
-        first, last = min(letters, key=_letter_order), max(letters, key=_letter_order)
+        first, last = min(letters, key=column_order), max(letters, key=column_order)
         ranges = []
         for start, end in _runs(self.rows):
             a, b = f"{first}{start}", f"{last}{end}"
@@ -855,10 +855,6 @@ def _runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
         else:
             runs.append((number, number))
     return runs
-
-
-def _letter_order(letter: str) -> tuple[int, str]:
-    return len(letter), letter
 
 
 # The line of a result that says where the values a query found nothing for are; the critic
