@@ -335,6 +335,7 @@ class Citation:
             "modality": self.chunk.modality.value,
             "locator": self.chunk.locator.to_dict(),
             "where": self.chunk.locator.describe(),
+            "cells": self.chunk.locator.cell_reference(),  # "Sheet1!B5:C9", or None
             "text": self.chunk.text,
         }
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from polyrag.types import Locator
+from polyrag.types import Chunk, Citation, Locator
 
 
 def test_a_sheets_cells_are_written_as_a_spreadsheet_writes_them() -> None:
@@ -36,3 +36,11 @@ def test_columns_survive_the_index() -> None:
     locator = Locator(sheet="Cups", rows=(2, 5), columns=("A", "C"))
     assert Locator.from_json(locator.to_json()) == locator
     assert Locator.from_json(Locator(sheet="Cups").to_json()).columns is None
+
+
+def test_a_citation_carries_its_cell_reference() -> None:
+    rows = Locator(sheet="Duck Observations", rows=(5, 9), columns=("B", "C"))
+    cited = Citation(1, Chunk("c1", "s1", "/ducks.xlsx", "Row 5: …", rows)).to_dict()
+    assert cited["cells"] == "'Duck Observations'!B5:C9"
+    page = Citation(2, Chunk("c2", "s2", "/r.pdf", "…", Locator(page=3))).to_dict()
+    assert page["cells"] is None

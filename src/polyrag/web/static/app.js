@@ -327,7 +327,7 @@ function showChips(item, citations) {
       chip.type = "button";
       chip.className = `chip modality-${citation.modality || modalityOf(citation)}`;
       const name = citation.path.split("#").pop().split("/").pop();
-      const where = place(citation.locator || {});
+      const where = place(citation.locator || {}, citation.cells);
       chip.textContent = `[${citation.n}] ${name}${where ? " · " + where : ""}`;
       chip.title = `Show where this is: ${citation.where || name}`;
       chip.addEventListener("click", () => openEvidence(citation));
@@ -336,28 +336,12 @@ function showChips(item, citations) {
   );
 }
 
-function cellReference(locator) {
-  // A sheet's cells as a spreadsheet writes them ("'Duck Observations'!B5:C9"), or "".
-  if (!locator.sheet) return "";
-  let ranges = locator.cells ? locator.cells.split(",").map((r) => r.trim()) : [];
-  if (!ranges.length && locator.columns && locator.rows) {
-    const start = `${locator.columns[0]}${locator.rows[0]}`;
-    const end = `${locator.columns[1]}${locator.rows[1]}`;
-    ranges = [start === end ? start : `${start}:${end}`];
-  }
-  if (!ranges.length) return "";
-  const plain = /^[A-Za-z_][\w.]*$/.test(locator.sheet);
-  const sheet = plain ? locator.sheet : `'${locator.sheet.replaceAll("'", "''")}'`;
-  return ranges.map((r) => `${sheet}!${r}`).join(", ");
-}
-
-function place(locator) {
-  // The short place a chip names: page, slide, a sheet's cells or rows, or the moment in a
-  // recording.
+function place(locator, reference) {
+  // The short place a chip names: page, slide, a sheet's cells (as the server writes them:
+  // "'Duck Observations'!B5:C9") or rows, or the moment in a recording.
   const parts = [];
   if (locator.page) parts.push(`page ${locator.page}`);
   if (locator.slide) parts.push(`slide ${locator.slide}`);
-  const reference = cellReference(locator);
   if (reference) parts.push(reference);
   else {
     if (locator.sheet) parts.push(locator.sheet);
