@@ -236,3 +236,53 @@ def test_a_sheets_rows_with_words_beside_their_figures_are_added() -> None:
     )
     whole = named_sum(asked, [], [SourceTable("cups", "/docs/stanley-cups.csv", table)])
     assert whole is not None and whole.total == 3 and whole.shown == ("1", "2")
+
+
+def _half_year(period: str, sales: tuple[str, str], first_row: int) -> SourceTable:
+    """One of a sheet's two blocks, this half-year's above last year's, with the columns a
+    segment table repeats and the period written above them."""
+    header = ("Column 1", "Sales (a)", "Underlying Trading operating profit (b)",
+              "Trading operating profit")  # fmt: skip
+    table = Table(
+        header=header,
+        rows=(("Water", sales[0], "187", "57"), ("Confectionery", sales[1], "536", "467")),
+        locator=Locator(sheet="Prod 30 06 2023", rows=(first_row, first_row + 2)),
+        name="Prod 30 06 2023",
+        title=f"Revenue and results, {period}, In millions of CHF",
+        row_numbers=(first_row + 1, first_row + 2),
+        columns=("A", "B", "C", "D"),
+    )
+    return SourceTable("nestle", "/docs/segments.xlsx", table)
+
+
+def test_the_column_and_the_block_the_question_names_are_read() -> None:
+    """Columns are headed by measures, not years, and each block is one half-year: the
+    question's "sales" picks the column and its period the block, although the sheet's name
+    writes this year's date on both."""
+    tables = [
+        _half_year("January–June 2023", ("1706", "3694"), 7),
+        _half_year("January–June 2022", ("1792", "3595"), 21),
+    ]
+    asked = "What were the combined sales of Water and Confectionery in January–June {}?"
+    found = named_sum(asked.format(2022), [], tables)
+    assert found is not None and found.shown == ("1792", "3595") and found.column == "Sales (a)"
+    assert named_sum(asked.format(2023), [], tables).total == 5400  # type: ignore[union-attr]
+    # No period asked: the two blocks add up differently, so no sum.
+    assert named_sum(asked.replace(" in January–June {}", ""), [], tables) is None
+    # "trading operating profit" is that column, not the underlying one that holds its words.
+    profit = "What was the total trading operating profit of Water and Confectionery in 2023?"
+    assert named_sum(profit, [], tables).total == 57 + 467  # type: ignore[union-attr]
+
+
+def test_a_sheets_row_sentences_are_named_after_their_period() -> None:
+    rows = Chunk(
+        "p1", "nestle", "/docs/segments.xlsx",
+        "Row 24: Period is January–June 2022, Column 1 is Water, Sales is 1792, "
+        "Trading operating profit is 176\n"
+        "Row 25: Period is January–June 2022, Column 1 is Confectionery, Sales is 3595, "
+        "Trading operating profit is 464",
+        Locator(sheet="Prod", rows=(24, 25)),
+    )  # fmt: skip
+    found = named_sum("What were the combined sales of Water and Confectionery?", [rows])
+    assert found is not None and found.labels == ("Water", "Confectionery")
+    assert found.total == 5387

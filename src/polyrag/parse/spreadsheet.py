@@ -31,6 +31,7 @@ from polyrag.parse.encoding import decode_text
 from polyrag.parse.safety import check_zip
 from polyrag.parse.tables import (
     FIGURE_CELL,
+    ROW_PERIOD,
     cell_at,
     clean_cell,
     detect_delimiter,
@@ -218,7 +219,7 @@ def _table_blocks(sheet: str, rows: list[_Row], columns: list[int], caption: str
     for row in data:
         # Each row says its table's period once: "PetCare's sales in January–June 2023" is the
         # row of this year's block, not last year's, nor the same row of another table.
-        pairs = [f"Period is {period}"] if period else []
+        pairs = [f"{ROW_PERIOD} is {period}"] if period else []
         pairs += [
             f"{name} is {value}" for name, value in zip(header, row.cells, strict=True) if value
         ]

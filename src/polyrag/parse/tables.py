@@ -11,6 +11,9 @@ from collections.abc import Sequence
 from polyrag.months import MONTH
 
 DELIMITERS = (",", ";", "\t", "|")
+# The name a sheet's row sentence gives the period written above its table's columns:
+# "Row 24: Period is January–June 2022, Column 1 is Water, Sales is 1792".
+ROW_PERIOD = "Period"
 # A cell holding one figure: "1,577", "(204)", "-5.2%", "$ 3,642", "−9".
 FIGURE_CELL = re.compile(r"^[-+(−–]?[$€£¥]?\s?\(?\d[\d.,]*\)?\s?%?$")
 # What stands between a table's title and its rows without being a title itself: its unit

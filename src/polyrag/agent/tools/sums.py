@@ -33,6 +33,7 @@ from polyrag.answer.evidence import content_words, stems
 from polyrag.answer.numbers import ASKS_RELATIVE, parse_number
 from polyrag.chunk.figures import pipe_tables, read_row_sentence
 from polyrag.index.tables.base import SourceTable
+from polyrag.parse.tables import ROW_PERIOD
 from polyrag.types import Chunk
 
 # Words that ask to add things up; the question must not ask for anything else of them.
@@ -195,7 +196,11 @@ def _named_by_text(pairs: Sequence[tuple[str, str]]) -> tuple[str, dict[str, str
     """A sheet's row of "Header is value" pairs as a label and its figures: the first value
     names the row when it is text ("Team is Blues, Location is STL, Stanley Cups is 1" is the
     Blues' row, whose one figure is its Stanley Cups); other text values are no figures. No
-    figures when the first value is a number."""
+    figures when the first value is a number. The period a sheet writes above a table's
+    columns leads each of its rows ("Period is January–June 2022, Column 1 is Water, Sales
+    is 1792") and names no row: the value after it does."""
+    if len(pairs) > 1 and pairs[0][0] == ROW_PERIOD:
+        pairs = pairs[1:]
     if not pairs or parse_number(pairs[0][1]) is not None:
         return "", {}
     figures = {name: value for name, value in pairs[1:] if parse_number(value) is not None}
@@ -363,8 +368,11 @@ def _named_spans(question: str, labels: Sequence[str]) -> list[tuple[int, int, s
 
 
 def _column(question: str, figures: Sequence[dict[str, str]]) -> str | None:
-    """The one column every named row has a figure under: the only one, or the one headed by
-    the year the question asks about."""
+    """The one column every named row has a figure under: the only one, the one headed by
+    the year the question asks about, or the one whose header the question writes out
+    ("combined sales of Water and Confectionery" reads "Sales", not "Trading operating
+    profit"; of "Trading operating profit" and "Underlying trading operating profit", the
+    question that says "trading operating profit" reads the first)."""
     shared = set(figures[0])
     for row in figures[1:]:
         shared &= set(row)
@@ -374,15 +382,33 @@ def _column(question: str, figures: Sequence[dict[str, str]]) -> str | None:
     fitting = [c for c in shared if years and set(_YEAR.findall(c)) & years]
     if len(years) == 1 and len(fitting) > 1:
         fitting = [c for c in fitting if len(set(_YEAR.findall(c))) == 1]
-    return fitting[0] if len(fitting) == 1 else None
+    if len(fitting) == 1:
+        return fitting[0]
+    if fitting:
+        return None
+    asked = stems(question, numbers=False)
+    named = [c for c in shared if (words := stems(_bare(c), numbers=False)) and words <= asked]
+    widest = max((len(stems(_bare(c), numbers=False)) for c in named), default=0)
+    named = [c for c in named if len(stems(_bare(c), numbers=False)) == widest]
+    return named[0] if len(named) == 1 else None
+
+
+def _bare(header: str) -> str:
+    """A column header without its footnote marks: "Sales (a)" is "Sales"."""
+    return re.sub(r"\s*\((?:[a-z]|\d{1,2})\)", "", header)
 
 
 def _title_fit(question: str, chunk: Chunk, labels: Sequence[str]) -> int:
     """How many of the question's words, beside the names, the chunk's heading and first line
-    write: of a segment table of net sales and one of operating profit, the one asked about."""
+    write: of a segment table of net sales and one of operating profit, the one asked about.
+    A year the title writes and the question, asking about another, does not counts against
+    it: of this half-year's table and last year's, both on a sheet named "… 30 06 2023", the
+    one headed "January–June 2022" is not the one a question about 2023 reads."""
     asked = content_words(question) - content_words(" ".join(labels))
     title = " ".join([*chunk.locator.heading_path, chunk.text.split("\n", 1)[0]])
-    return len(asked & content_words(title))
+    years = set(_YEAR.findall(question))
+    other_years = set(_YEAR.findall(title)) - years if years else set()
+    return len(asked & content_words(title)) - len(other_years)
 
 
 def _plain(total: float, values: Sequence[float]) -> str:
