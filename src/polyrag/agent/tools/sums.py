@@ -28,12 +28,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from polyrag.agent.tools.base import ToolOutcome
-from polyrag.agent.tools.sql import cited_rows
+from polyrag.agent.tools.rows import (
+    Rows,
+    in_asked_section,
+    named_column,
+    named_spans,
+    passage_tables,
+    stored_tables,
+)
 from polyrag.answer.evidence import content_words, stems
 from polyrag.answer.numbers import ASKS_RELATIVE, parse_number
-from polyrag.chunk.figures import pipe_tables, read_row_sentence
 from polyrag.index.tables.base import SourceTable
-from polyrag.parse.tables import ROW_PERIOD
 from polyrag.types import Chunk
 
 # Words that ask to add things up; the question must not ask for anything else of them.
@@ -64,7 +69,6 @@ _PER_PLACE = re.compile(
 )
 # "how many warehouses": what a sentence's counts per place must be counts of.
 _HOW_MANY = re.compile(r"\bhow many ([\w'-]+)", re.IGNORECASE)
-_NIL = frozenset({"", "—", "–", "-", "−"})
 _YEAR = re.compile(r"\b(?:FY\s?'?)?((?:19|20)\d\d)\b", re.IGNORECASE)
 
 
@@ -95,8 +99,8 @@ def named_sum(
     if not asks_sum(question):
         return None
     found: list[tuple[int, Summed]] = []
-    for rows, chunks in [*_groups(passages, question), *_stored(tables)]:
-        narrowed, section_fit = _in_asked_section(question, rows)
+    for rows, chunks in [*_groups(passages, question), *stored_tables(tables)]:
+        narrowed, section_fit = in_asked_section(question, rows)
         sections = _named_sections(question, rows)
         summed = (
             _across_sections(question, rows, chunks, sections)
@@ -140,71 +144,17 @@ def run(
     )
 
 
-# The labelled figures of one table or sentence: (section, label, {column: value as written}).
-# A section is the figureless row above ("Net sales", "Operating profit") under which a
-# statement repeats the same labels.
-_Rows = list[tuple[str, str, dict[str, str]]]
-
-
-def _groups(passages: Sequence[Chunk], question: str) -> list[tuple[_Rows, list[Chunk]]]:
-    """The labelled figures of the passages: each table's rows (from its row sentences, joined
-    across the chunks a long table was cut into, and from its Markdown), and the counts per
-    place of each sentence that speaks of what the question counts."""
+def _groups(passages: Sequence[Chunk], question: str) -> list[tuple[Rows, list[Chunk]]]:
+    """The labelled figures of the passages: each table's rows, and the counts per place of
+    each sentence that speaks of what the question counts."""
     counted = _HOW_MANY.search(question)
-    numbered: dict[tuple[str, str], dict[int, tuple[str, dict[str, str]]]] = {}
-    marked: dict[tuple[str, str], _Rows] = {}
-    chunks_of: dict[tuple[str, str], list[Chunk]] = {}
-    sentences: list[tuple[_Rows, list[Chunk]]] = []
+    sentences: list[tuple[Rows, list[Chunk]]] = []
     for chunk in passages:
-        first = chunk.text.split("\n", 1)[0]
-        key = (chunk.source_id, first if first.startswith("Table ") else chunk.chunk_id)
-        lines = chunk.text.splitlines()
-        rows = numbered.setdefault(key, {})
-        for line in lines:
-            row = read_row_sentence(line)
-            if row is not None:
-                label, pairs = (
-                    (row.label.strip(), dict(row.pairs()))
-                    if row.labelled
-                    else _named_by_text(row.pairs())
-                )
-                if pairs:
-                    rows[row.number] = (label, pairs)
-                elif row.section:
-                    rows[row.number] = (row.label.strip(), {})
-        marked.setdefault(key, []).extend(_markdown_rows(lines))
-        chunks_of.setdefault(key, []).append(chunk)
         for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", chunk.text):
             places = [("", _place(m["place"]), {"": m["n"]}) for m in _PER_PLACE.finditer(sentence)]
             if len(places) >= 2 and counted and stems(counted[1]) <= stems(sentence):
                 sentences.append((places, [chunk]))
-    tables = []
-    for key, chunks in chunks_of.items():
-        section, table_rows = "", []
-        for _number, (label, figures) in sorted(numbered[key].items()):
-            if figures:
-                table_rows.append((section, label, figures))
-            else:
-                section = label
-        table_rows += marked[key]
-        if table_rows:
-            tables.append((table_rows, chunks))
-    return [*tables, *sentences]
-
-
-def _named_by_text(pairs: Sequence[tuple[str, str]]) -> tuple[str, dict[str, str]]:
-    """A sheet's row of "Header is value" pairs as a label and its figures: the first value
-    names the row when it is text ("Team is Blues, Location is STL, Stanley Cups is 1" is the
-    Blues' row, whose one figure is its Stanley Cups); other text values are no figures. No
-    figures when the first value is a number. The period a sheet writes above a table's
-    columns leads each of its rows ("Period is January–June 2022, Column 1 is Water, Sales
-    is 1792") and names no row: the value after it does."""
-    if len(pairs) > 1 and pairs[0][0] == ROW_PERIOD:
-        pairs = pairs[1:]
-    if not pairs or parse_number(pairs[0][1]) is not None:
-        return "", {}
-    figures = {name: value for name, value in pairs[1:] if parse_number(value) is not None}
-    return pairs[0][1].strip(), figures
+    return [*passage_tables(passages), *sentences]
 
 
 def _place(name: str) -> str:
@@ -212,53 +162,8 @@ def _place(name: str) -> str:
     return name if re.search(r"\b\w\.\w\.$", name) else name.rstrip(".")
 
 
-def _stored(tables: Sequence[SourceTable]) -> list[tuple[_Rows, list[Chunk]]]:
-    """The rows of whole tables, each cited as the table's header and rows."""
-    groups = []
-    for source in tables:
-        rows = _labelled_rows(source.table.header, source.table.rows)
-        if rows:
-            groups.append((rows, [cited_rows(source, range(len(source.table.rows)))]))
-    return groups
-
-
-def _markdown_rows(lines: Sequence[str]) -> _Rows:
-    """The rows of the Markdown tables among the lines, with their sections."""
-    return [row for table in pipe_tables(lines) for row in _labelled_rows(table.header, table.rows)]
-
-
-def _labelled_rows(header: Sequence[str], body: Sequence[Sequence[str]]) -> _Rows:
-    """A table's rows of figures under their labels and sections: a row with a label and no
-    figures names the section of the rows below it."""
-    rows: _Rows = []
-    section = ""
-    names = _figure_columns(header)
-    for cells in body:
-        if not cells or not cells[0].strip():
-            continue
-        filled = {
-            name: cell.strip()
-            for name, cell in zip(names, cells[1:], strict=False)
-            if cell.strip() not in _NIL  # a dash is no figure: "Asia Pacific | 1,677 | — |"
-        }
-        figures = {name: cell for name, cell in filled.items() if parse_number(cell) is not None}
-        if not any(cell.strip() for cell in cells[1:]):
-            section = cells[0].strip()
-        elif figures:
-            # Words beside the figures ("Blues | STL | 1": a team's city) are no figures.
-            rows.append((section, cells[0].strip(), figures))
-    return rows
-
-
-def _figure_columns(header: Sequence[str]) -> list[str]:
-    """The names of a table's figure columns (all but the first), a repeated one numbered by
-    its place ("July 30, 2022 (5)") as the row sentences number it."""
-    tail = list(header[1:])
-    return [name if tail.count(name) == 1 else f"{name} ({i + 2})" for i, name in enumerate(tail)]
-
-
-def _summed(question: str, rows: _Rows, chunks: list[Chunk]) -> Summed | None:
-    spans = _enumeration(question, _named_spans(question, [label for _, label, _ in rows]))
+def _summed(question: str, rows: Rows, chunks: list[Chunk]) -> Summed | None:
+    spans = _enumeration(question, named_spans(question, [label for _, label, _ in rows]))
     if spans is None or _GOES_ON.match(question[spans[-1][1] :]):
         return None  # no one enumeration, or one that goes on: "… Taiwan and China"
     labels = tuple(label for _, _, label in spans)
@@ -271,15 +176,15 @@ def _summed(question: str, rows: _Rows, chunks: list[Chunk]) -> Summed | None:
     return _added(question, labels, figures, chunks)
 
 
-def _named_sections(question: str, rows: _Rows) -> list[tuple[int, int, str]]:
+def _named_sections(question: str, rows: Rows) -> list[tuple[int, int, str]]:
     """Where the question enumerates two or more of the table's sections, or nothing."""
     sections = list(dict.fromkeys(section for section, _, _ in rows if section))
-    spans = _enumeration(question, _named_spans(question, sections))
+    spans = _enumeration(question, named_spans(question, sections))
     return spans or []
 
 
 def _across_sections(
-    question: str, rows: _Rows, chunks: list[Chunk], spans: list[tuple[int, int, str]]
+    question: str, rows: Rows, chunks: list[Chunk], spans: list[tuple[int, int, str]]
 ) -> Summed | None:
     """One row added up across the sections the question enumerates (`spans`): "the combined
     2020 rooms revenue across its Las Vegas Strip Resorts, Regional Operations and MGM China
@@ -289,7 +194,7 @@ def _across_sections(
         return None
     named = [section for _, _, section in spans]
     outside = f"{question[: spans[0][0]]} {question[spans[-1][1] :]}"
-    asked = _named_spans(outside, [label for section, label, _ in rows if section in named])
+    asked = named_spans(outside, [label for section, label, _ in rows if section in named])
     if len(asked) != 1:
         return None  # no row named, or several
     label = asked[0][2]
@@ -322,19 +227,6 @@ def _added(
     return Summed(labels, tuple(v for v in values if v is not None), shown, tuple(used), column)
 
 
-def _in_asked_section(question: str, rows: _Rows) -> tuple[_Rows, int]:
-    """The rows under the section the question names ("operating profit" of a table of net
-    sales then operating profit by segment) and how many of its words it names; all rows and
-    0 when it names none or several."""
-    asked = content_words(question)
-    fits = {section: len(content_words(section) & asked) for section, _, _ in rows if section}
-    best = max(fits.values(), default=0)
-    named = [section for section, fit in fits.items() if fit == best]
-    if best == 0 or len(named) > 1:
-        return rows, 0
-    return [row for row in rows if row[0] == named[0]], best
-
-
 def _enumeration(
     question: str, spans: list[tuple[int, int, str]]
 ) -> list[tuple[int, int, str]] | None:
@@ -351,28 +243,9 @@ def _enumeration(
     return long[0] if len(long) == 1 else None
 
 
-def _named_spans(question: str, labels: Sequence[str]) -> list[tuple[int, int, str]]:
-    """Where the question writes the labels, longest first and never overlapping ("long-term
-    debt" inside "current portion of long-term debt" is not a name of its own)."""
-    taken: list[tuple[int, int, str]] = []
-    for label in sorted(set(labels), key=len, reverse=True):
-        words = re.findall(r"[\w&'.-]+", label)
-        if not words or not content_words(label):
-            continue
-        pattern = r"(?<![\w-])" + r"[\s,]+".join(re.escape(w) for w in words) + r"s?(?![\w-])"
-        for match in re.finditer(pattern, question, re.IGNORECASE):
-            if all(match.end() <= s or match.start() >= e for s, e, _ in taken):
-                taken.append((match.start(), match.end(), label))
-                break
-    return taken
-
-
 def _column(question: str, figures: Sequence[dict[str, str]]) -> str | None:
     """The one column every named row has a figure under: the only one, the one headed by
-    the year the question asks about, or the one whose header the question writes out
-    ("combined sales of Water and Confectionery" reads "Sales", not "Trading operating
-    profit"; of "Trading operating profit" and "Underlying trading operating profit", the
-    question that says "trading operating profit" reads the first)."""
+    the year the question asks about, or the one whose header the question writes out."""
     shared = set(figures[0])
     for row in figures[1:]:
         shared &= set(row)
@@ -386,16 +259,7 @@ def _column(question: str, figures: Sequence[dict[str, str]]) -> str | None:
         return fitting[0]
     if fitting:
         return None
-    asked = stems(question, numbers=False)
-    named = [c for c in shared if (words := stems(_bare(c), numbers=False)) and words <= asked]
-    widest = max((len(stems(_bare(c), numbers=False)) for c in named), default=0)
-    named = [c for c in named if len(stems(_bare(c), numbers=False)) == widest]
-    return named[0] if len(named) == 1 else None
-
-
-def _bare(header: str) -> str:
-    """A column header without its footnote marks: "Sales (a)" is "Sales"."""
-    return re.sub(r"\s*\((?:[a-z]|\d{1,2})\)", "", header)
+    return named_column(question, shared)
 
 
 def _title_fit(question: str, chunk: Chunk, labels: Sequence[str]) -> int:
