@@ -1204,3 +1204,17 @@ def test_the_rows_a_question_names_are_added_up_by_code(
     assert answer.text.startswith("2,782, computed as 1,648 + 1,134")  # type: ignore[attr-defined]
     assert [c.chunk.chunk_id for c in answer.citations] == ["s1"]  # type: ignore[attr-defined]
     assert answer.model_calls == 1  # the sum took no model decision  # type: ignore[attr-defined]
+
+
+def test_a_rows_change_between_two_years_is_computed_by_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(f"{__name__}.CHUNKS", [*CHUNKS, SEGMENT_PROFIT])
+    agent, _chat = make_agent(tmp_path, ["Space's deliveries fell by 31 [1]."])
+    question = "How much did the Space deliveries change from 2020 to 2021?"
+    answer, trace = ask(agent, question, "compute")
+    assert steps_named(trace, "evaluate")[0] == "needs a tool: change"
+    assert steps_named(trace, "tool")[0].startswith("change: -66")
+    assert answer.text.startswith("-66, computed as 11,814 − 11,880")  # type: ignore[attr-defined]
+    assert [c.chunk.chunk_id for c in answer.citations] == ["s1"]  # type: ignore[attr-defined]
+    assert answer.model_calls == 1  # the change took no model decision  # type: ignore[attr-defined]

@@ -1,9 +1,9 @@
 """The agent's tool calls: arguments from one small decision, repaired by code where plainly off.
 
-The statement reader needs no decision (code reads the rows); SQL is written by the model and
-repaired by code before it runs (a join nothing reads, a count that should be a sum, a filter on
-values the question never names); the calculator's operands are checked against what the model
-was shown; a user's tool is chosen and filled in by one decision.
+The statement reader, sums and changes need no decision (code reads the rows); SQL is written
+by the model and repaired by code before it runs (a join nothing reads, a count that should be a
+sum, a filter on values the question never names); the calculator's operands are checked
+against what the model was shown; a user's tool is chosen and filled in by one decision.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from polyrag.agent.run import Run
 from polyrag.agent.state import AgentState, outcome_from_dict
 from polyrag.agent.steps import Steps
 from polyrag.agent.tables import question_tables
-from polyrag.agent.tools import lists, statements, sums
+from polyrag.agent.tools import changes, lists, statements, sums
 from polyrag.agent.tools.base import ToolContext, ToolOutcome
 from polyrag.agent.tools.registry import Toolbox
 from polyrag.agent.tools.sql import TableDatabase
@@ -89,6 +89,8 @@ class ToolCalls:
                 return self._named_pages(question, hits, context)
             if tool == "sum":
                 return sums.run(question, passages, self.source_tables(hits))
+            if tool == "change":
+                return changes.run(question, passages, self.source_tables(hits))
             if tool == "sql":
                 database = self._database(run, hits)
                 schema = database.schema() if database is not None else "(none)"

@@ -67,7 +67,7 @@ from polyrag.agent.state import (
 )
 from polyrag.agent.steps import Steps
 from polyrag.agent.terms import ask_about, undefined_term
-from polyrag.agent.tools import lists, statements, sums
+from polyrag.agent.tools import changes, lists, statements, sums
 from polyrag.agent.tools.registry import Toolbox
 from polyrag.agent.trace import Trace, now
 from polyrag.answer.evidence import render, title
@@ -84,7 +84,7 @@ from polyrag.types import (
 )
 
 # Tools that are code, not a model's call: one that failed would fail the same way again.
-_BY_CODE = frozenset({"statement", "count", "sum", "page"})
+_BY_CODE = frozenset({"statement", "count", "sum", "change", "page"})
 # The model writes the query or the expression, or picks the tool and its arguments.
 _BY_MODEL = frozenset({"sql", "calculator", "choose"})
 
@@ -376,8 +376,8 @@ class Agent:
         aside = set(state.get("set_aside", []))
         tool = ""
         offer: list[str] = []  # the tools the model may choose from (all, when empty)
-        if done & {"count", "sum"}:
-            pass  # code counted or added what the question names: that is the answer's figure
+        if done & {"count", "sum", "change"}:
+            pass  # code counted, added or compared what the question names: the answer's figure
         elif "statement" not in done | aside and statements.plan(state["question"]) is not None:
             tool = "statement"  # a statement's figure or a standard ratio: code reads the rows
         elif "count" not in done | aside and lists.count_list(
@@ -392,6 +392,14 @@ class Agent:
             )
         ):
             tool = "sum"  # "the combined X of A and B": code adds the rows it names
+        elif (
+            "change" not in done | aside
+            and changes.asks_change(state["question"])
+            and changes.named_change(
+                state["question"], [hit.chunk for hit in hits], self.calls.source_tables(hits)
+            )
+        ):
+            tool = "change"  # "how much did A's X change from P1 to P2": code reads both figures
         elif kind == "aggregate" and "sql" not in done | aside and self.calls.has_tables(run, hits):
             tool = "sql"
         elif (

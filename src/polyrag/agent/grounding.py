@@ -29,7 +29,7 @@ def derived(outcome: ToolOutcome) -> Evidence:
     """A tool result as an item of evidence, cited by what it rests on."""
     if outcome.tool == "sql":
         text = f"{_SQL} {outcome.result}\n" + "\n".join(c.text for c in outcome.backing)
-    elif outcome.tool in ("calculator", "sum"):
+    elif outcome.tool in ("calculator", "sum", "change"):
         text = f"{_CALC} {outcome.formula}"
     elif outcome.tool == "statement":
         text = f"{_FIGURE} {outcome.result}"

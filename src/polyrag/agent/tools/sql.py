@@ -157,10 +157,16 @@ class CitedCells:
         )
 
 
-def cited_rows(source: SourceTable, indices: Sequence[int]) -> Chunk:
-    """Data rows of a table (0-based) as evidence: the header and those rows, where they sit."""
-    rows = tuple(source.table.row_number(index) for index in indices)
-    return CitedCells(SqlTable(source.table.name, source, ()), rows, ()).chunk()
+def cited_rows(source: SourceTable, indices: Sequence[int], columns: Sequence[int] = ()) -> Chunk:
+    """Data rows of a table (0-based) as evidence: the header and those rows, where they sit;
+    of a sheet, the cells of the `columns` (0-based) read in them."""
+    table = source.table
+    rows = tuple(table.row_number(index) for index in indices)
+    cells = tuple(
+        SqlColumn("", table.header[i], table.columns[i] if i < len(table.columns) else "", False)
+        for i in columns
+    )
+    return CitedCells(SqlTable(table.name, source, ()), rows, cells).chunk()
 
 
 @dataclass(frozen=True)
