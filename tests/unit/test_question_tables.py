@@ -129,3 +129,28 @@ def test_a_capitalised_name_the_question_writes_names_the_cells_it_opens(
     assert offered("How many employees did PROCOURIER lay off?") == ["Table 9"]
     assert offered("Acme: how many employees were laid off?") == ["Table 9"]
     assert offered("How many employees did Acme lay off?") == ["Table 1", "Table 9"]
+
+
+def test_a_sheets_qualified_copy_is_left_out_unless_the_question_names_the_qualifier(
+    tmp_path: Path,
+) -> None:
+    since = Table(
+        CUPS.header,
+        (("Blues", "STL", "1"), ("Flyers", "PHI", "0")),
+        Locator(sheet="Stanley Cups Since 67", rows=(2, 4)),
+        name="Stanley Cups Since 67",
+        row_numbers=(3, 4),
+        columns=("A", "B", "C"),
+    )
+    other = Table(("Team", "Coach"), (("Blues", "Berube"),), Locator(sheet="Coaches Since 67"),
+                  name="Coaches Since 67")  # fmt: skip
+    store = SqliteTableStore(tmp_path / "tables.sqlite")
+    store.put("cups", "/d/cups.xlsx", [CUPS, since, other])
+    hits = [hit("cups", "Stanley Cups\n| Blues |")]
+    total = question_tables(store, "How many Stanley Cups have the teams won in total?", hits, 4)
+    assert [item.table.name for item in total] == ["Stanley Cups"]
+    since_67 = question_tables(store, "How many Stanley Cups have they won since 67?", hits, 4)
+    assert [item.table.name for item in since_67][:2] == ["Stanley Cups Since 67", "Stanley Cups"]
+    # A sheet with other columns is no copy: it stays whatever its name adds.
+    coaches = question_tables(store, "Who coached the Blues?", hits, 4)
+    assert "Coaches Since 67" in [item.table.name for item in coaches]

@@ -37,12 +37,38 @@ def question_tables(
         words = content_words(" ".join(named)) | _cell_words(item, asked, names)
         return (-int(hit_here), -len(terms & words), rank[item.source_id])
 
-    scored = sorted(((score(item), i, item) for i, item in enumerate(store.tables(sources))))
+    tables = _without_qualified_copies(store.tables(sources), terms)
+    scored = sorted(((score(item), i, item) for i, item in enumerate(tables)))
     found = [item for _, _, item in scored]
     # A table none of the question's words name, beside tables some do, is only a wrong join
     # waiting to happen (a slide's "Class1" table offered with the sheet of Stanley Cups).
     named = [item for key, _, item in scored if key[1] < 0]
     return (named or found)[:limit]
+
+
+def _without_qualified_copies(tables: list[SourceTable], terms: set[str]) -> list[SourceTable]:
+    """A workbook's sheet is left out beside another with the same columns whose name and
+    title say less, when what it says more the question does not write: "how many Stanley Cups
+    have the three teams won in total?" asks about the sheet "Stanley Cups", not its copy
+    "Stanley Cups Since 67" ("… since 67?" keeps both). Tables of other documents stay."""
+
+    def titled(item: SourceTable) -> set[str]:
+        table = item.table
+        return content_words(" ".join([table.name, table.title, *table.locator.heading_path]))
+
+    def qualified(item: SourceTable) -> bool:
+        if item.table.locator.sheet is None:
+            return False
+        words = titled(item)
+        return any(
+            other.source_id == item.source_id
+            and other.table.header == item.table.header
+            and (fewer := titled(other)) < words
+            and not (words - fewer) & terms
+            for other in tables
+        )
+
+    return [item for item in tables if not qualified(item)]
 
 
 def _cell_words(item: SourceTable, asked: str, names: set[str]) -> set[str]:
