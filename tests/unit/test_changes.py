@@ -101,3 +101,20 @@ def test_tables_that_disagree_decide_nothing() -> None:
     asked = "What was the change in Appliances from 2018 to 2019?"
     assert named_change(asked, [SEGMENTS]) is not None
     assert named_change(asked, [SEGMENTS, other]) is None
+
+
+def test_a_table_with_a_row_per_year_reads_the_named_column_in_the_two_rows() -> None:
+    ducks = Table(
+        header=("Year", "Freshwater Ducks", "Saltwater Ducks"),
+        rows=(("2021", "150", "100"), ("2022", "170", "110"), ("2023", "160", "120")),
+        locator=Locator(sheet="Duck Observations", rows=(4, 7)),
+        name="Duck Observations",
+        row_numbers=(5, 6, 7),
+        columns=("B", "C", "D"),
+    )
+    tables = [SourceTable("ducks", "/docs/ducks.xlsx", ducks)]
+    asked = "By how many did the number of freshwater ducks change from 2022 to 2023?"
+    outcome = run(asked, [], tables)
+    assert outcome.ok and outcome.formula == "160 − 170 = -10"
+    # Neither column named: no change.
+    assert named_change("How did the count change from 2022 to 2023?", [], tables) is None

@@ -4,11 +4,12 @@
 January–June 2023?" names a row (Confectionery), a measure (trading operating profit) and two
 periods. A statement writes the periods as columns ("2019", "2018"); a workbook often writes
 each period as a block of its own, this half-year's table above last year's with the period
-over its columns. Shown both blocks' rows, the local model answered 6,884 (two totals of
-another sheet). Code reads the question instead: the one row it names, in the one table whose
-columns, or the one pair of tables whose titles, are the two periods; both figures under the
-measure it names; later minus earlier, or the percentage change when that is asked, worked
-out by the calculator and citing the rows read.
+over its columns. Given that workbook, the local model answered 6,884, a figure no cell holds.
+Code reads the question instead: the one row it names, in the one table whose columns, or the
+one pair of tables whose titles, are the two periods, both figures under the measure it names
+(or, in a table with a row per period, the measure's column in those two rows); later minus
+earlier, or the percentage change when that is asked, worked out by the calculator and citing
+the rows read.
 
 Nothing is decided when the question names two years and not exactly two periods, no row or
 several, a period fits several columns or tables, a name it writes runs on past the row's
@@ -117,7 +118,9 @@ def named_change(
     percent = bool(_PERCENT.search(question))
     found: list[Changed] = []
     for rows, chunks in [*passage_tables(passages), *_stored(tables)]:
-        changed = _across_columns(question, periods, rows, chunks, percent)
+        changed = _across_columns(question, periods, rows, chunks, percent) or _down_rows(
+            question, periods, rows, chunks, percent
+        )
         if changed is not None:
             found.append(changed)
     found += _across_tables(question, periods, tables, percent)
@@ -198,6 +201,26 @@ def _across_columns(
         return None
     shown = (written[picked[0]], written[picked[1]])
     return _changed(label, "", periods, shown, chunks, percent)
+
+
+def _down_rows(
+    question: str, periods: tuple[Period, Period], rows: Rows, chunks: list[Chunk], percent: bool
+) -> Changed | None:
+    """The named column's figures in the row of each period, in one table whose rows are the
+    periods ("Year | Freshwater Ducks", a row a year)."""
+    earlier, later = periods
+    picked = []
+    for period, other in ((earlier, later), (later, earlier)):
+        fitting = [(label, f) for _, label, f in rows if period.fits(label, other)]
+        if len(fitting) != 1:
+            return None
+        picked.append(fitting[0])
+    shared = [name for name in picked[0][1] if name in picked[1][1]]
+    column = shared[0] if len(shared) == 1 else named_column(question, shared)
+    if column is None:
+        return None
+    shown = (picked[0][1][column], picked[1][1][column])
+    return _changed(column, "", periods, shown, chunks, percent)
 
 
 def _across_tables(
