@@ -33,6 +33,7 @@ from polyrag.agent.tools.rows import (
     named_column,
     named_spans,
     passage_tables,
+    stored_tables,
 )
 from polyrag.agent.tools.sql import cited_rows
 from polyrag.answer.evidence import content_words, stems
@@ -117,7 +118,7 @@ def named_change(
         return None
     percent = bool(_PERCENT.search(question))
     found: list[Changed] = []
-    for rows, chunks in [*passage_tables(passages), *_stored(tables)]:
+    for rows, chunks in [*passage_tables(passages), *stored_tables(tables)]:
         changed = _across_columns(question, periods, rows, chunks, percent) or _down_rows(
             question, periods, rows, chunks, percent
         )
@@ -316,14 +317,6 @@ def _changed(
         tuple(used),
         percent,
     )
-
-
-def _stored(tables: Sequence[SourceTable]) -> list[tuple[Rows, list[Chunk]]]:
-    return [
-        (rows, [cited_rows(source, range(len(source.table.rows)))])
-        for source in tables
-        if (rows := labelled_rows(source.table.header, source.table.rows))
-    ]
 
 
 def _cited(source: SourceTable, label: str, column: str) -> Chunk:
