@@ -116,5 +116,10 @@ def test_a_table_with_a_row_per_year_reads_the_named_column_in_the_two_rows() ->
     asked = "By how many did the number of freshwater ducks change from 2022 to 2023?"
     outcome = run(asked, [], tables)
     assert outcome.ok and outcome.formula == "160 − 170 = -10"
-    # Neither column named: no change.
+    # Neither column named: no change; nor when the table has one column the question does
+    # not name (its rows are years, but not of what is asked).
     assert named_change("How did the count change from 2022 to 2023?", [], tables) is None
+    single = Table(("Year", "Freshwater Ducks"), (("2022", "170"), ("2023", "160")),
+                   Locator(sheet="Ducks"), name="Ducks")  # fmt: skip
+    deliveries = "How much did the Space deliveries change from 2022 to 2023?"
+    assert named_change(deliveries, [], [SourceTable("d", "/d.xlsx", single)]) is None

@@ -393,7 +393,8 @@ class Agent:
         ):
             tool = "sum"  # "the combined X of A and B": code adds the rows it names
         elif (
-            "change" not in done | aside
+            not done  # the statement reader's figure, when it found one, is the answer's
+            and "change" not in aside
             and changes.asks_change(state["question"])
             and changes.named_change(
                 state["question"], [hit.chunk for hit in hits], self.calls.source_tables(hits)

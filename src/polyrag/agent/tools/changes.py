@@ -216,8 +216,9 @@ def _down_rows(
         if len(fitting) != 1:
             return None
         picked.append(fitting[0])
-    shared = [name for name in picked[0][1] if name in picked[1][1]]
-    column = shared[0] if len(shared) == 1 else named_column(question, shared)
+    # The column must be named even when it is the only one: "the Space deliveries" is not
+    # the figure of a table of ducks a year.
+    column = named_column(question, [name for name in picked[0][1] if name in picked[1][1]])
     if column is None:
         return None
     shown = (picked[0][1][column], picked[1][1][column])
