@@ -286,3 +286,23 @@ def test_a_sheets_row_sentences_are_named_after_their_period() -> None:
     found = named_sum("What were the combined sales of Water and Confectionery?", [rows])
     assert found is not None and found.labels == ("Water", "Confectionery")
     assert found.total == 5387
+
+
+def test_a_block_of_another_year_loses_however_well_its_header_fits() -> None:
+    """Last year's block, found as a passage whose first line is its header (naming "trading
+    operating profit"), against this year's, read whole from the stored table."""
+    last_year = Chunk(
+        "m22", "nestle", "/docs/segments.xlsx",
+        "| Column 1 | Sales (a) | Underlying Trading operating profit (b) "
+        "| Trading operating profit |\n| --- | --- | --- | --- |\n"
+        "| Water | 1792 | 175 | 176 |\n| Confectionery | 3595 | 498 | 464 |",
+        Locator(sheet="Prod 30 06 2023", rows=(21, 23),
+                heading_path=("Prod 30 06 2023", "January–June 2022, In millions of CHF")),
+    )  # fmt: skip
+    this_year = [_half_year("January–June 2023", ("1706", "3694"), 7)]
+    asked = (
+        "What was the combined trading operating profit of Water and Confectionery in "
+        "January–June 2023, in millions of CHF?"
+    )
+    found = named_sum(asked, [last_year], this_year)
+    assert found is not None and found.total == 57 + 467

@@ -98,7 +98,7 @@ def named_sum(
     registered them: a passage holds only some rows of a long one) do not settle one."""
     if not asks_sum(question):
         return None
-    found: list[tuple[int, Summed]] = []
+    found: list[tuple[tuple[int, int], Summed]] = []
     for rows, chunks in [*_groups(passages, question), *stored_tables(tables)]:
         narrowed, section_fit = in_asked_section(question, rows)
         sections = _named_sections(question, rows)
@@ -108,8 +108,9 @@ def named_sum(
             else _summed(question, narrowed, chunks)
         )
         if summed is not None:
-            fit = section_fit + _title_fit(question, chunks[0], summed.labels)
-            found.append((fit, summed))
+            title = _title(chunks[0])
+            fit = section_fit + _title_fit(question, title, summed.labels)
+            found.append(((-_other_years(question, title), fit), summed))
     if not found:
         return None
     best = max(fit for fit, _ in found)
@@ -262,17 +263,25 @@ def _column(question: str, figures: Sequence[dict[str, str]]) -> str | None:
     return named_column(question, shared)
 
 
-def _title_fit(question: str, chunk: Chunk, labels: Sequence[str]) -> int:
-    """How many of the question's words, beside the names, the chunk's heading and first line
-    write: of a segment table of net sales and one of operating profit, the one asked about.
-    A year the title writes and the question, asking about another, does not counts against
-    it: of this half-year's table and last year's, both on a sheet named "… 30 06 2023", the
-    one headed "January–June 2022" is not the one a question about 2023 reads."""
+def _title(chunk: Chunk) -> str:
+    """A passage's heading and first line: what names the table it holds."""
+    return " ".join([*chunk.locator.heading_path, chunk.text.split("\n", 1)[0]])
+
+
+def _title_fit(question: str, title: str, labels: Sequence[str]) -> int:
+    """How many of the question's words, beside the names, a table's title writes: of a
+    segment table of net sales and one of operating profit, the one asked about."""
     asked = content_words(question) - content_words(" ".join(labels))
-    title = " ".join([*chunk.locator.heading_path, chunk.text.split("\n", 1)[0]])
+    return len(asked & content_words(title))
+
+
+def _other_years(question: str, title: str) -> int:
+    """How many years a table's title writes that the question, asking about a year, does not:
+    of this half-year's table and last year's, both on a sheet named "… 30 06 2023", the one
+    headed "January–June 2022" is not the one a question about 2023 reads, however well its
+    column names fit the question's other words."""
     years = set(_YEAR.findall(question))
-    other_years = set(_YEAR.findall(title)) - years if years else set()
-    return len(asked & content_words(title)) - len(other_years)
+    return len(set(_YEAR.findall(title)) - years) if years else 0
 
 
 def _plain(total: float, values: Sequence[float]) -> str:
