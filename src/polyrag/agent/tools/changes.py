@@ -194,7 +194,7 @@ def _across_columns(
         if len(fitting) != 1:
             return None
         picked.append(fitting[0])
-    figures = _named_row(question, periods, rows)
+    figures = _named_row(question, rows)
     if figures is None:
         return None
     label, written = figures
@@ -238,7 +238,7 @@ def _across_tables(
         for source in tables:
             if source.table.title and period.fits(source.table.title, other):
                 rows = labelled_rows(source.table.header, source.table.rows)
-                named = _named_row(question, periods, rows)
+                named = _named_row(question, rows)
                 if named is not None:
                     fitting.append((source, *named))
         if len(fitting) != 1:
@@ -254,9 +254,7 @@ def _across_tables(
     return [changed] if changed is not None else []
 
 
-def _named_row(
-    question: str, periods: tuple[Period, Period], rows: Rows
-) -> tuple[str, dict[str, str]] | None:
+def _named_row(question: str, rows: Rows) -> tuple[str, dict[str, str]] | None:
     """The one row the question names, and its figures: named whole (a name the question
     writes on past the label, "operating income" for a row "Income", is another thing), and
     written with one set of figures in the table (or in the section the question names)."""
