@@ -123,3 +123,21 @@ def test_a_table_with_a_row_per_year_reads_the_named_column_in_the_two_rows() ->
                    Locator(sheet="Ducks"), name="Ducks")  # fmt: skip
     deliveries = "How much did the Space deliveries change from 2022 to 2023?"
     assert named_change(deliveries, [], [SourceTable("d", "/d.xlsx", single)]) is None
+
+
+def test_a_label_is_named_without_its_footnote_mark_and_note_reference() -> None:
+    reconciliation = Chunk(
+        "r1", "nestle", "/docs/segments.xlsx",
+        "| In millions of CHF | January–June 2023 | January–June 2022 |\n| --- | --- | --- |\n"
+        "| Underlying trading operating profit (a) as per Note 3.1 | 7904 | 7683 |\n"
+        "| Trading operating profit as per Note 3.1 | 7351 | 6684 |",
+        Locator(sheet="Reconciliation", rows=(5, 8)),
+    )  # fmt: skip
+    asked = (
+        "By how much did the underlying trading operating profit change from January–June "
+        "2022 to January–June 2023, in millions of CHF?"
+    )
+    outcome = run(asked, [reconciliation])
+    assert outcome.ok and outcome.formula == "7904 − 7683 = 221"
+    trading = run(asked.replace("the underlying trading", "trading"), [reconciliation])
+    assert trading.formula == "7351 − 6684 = 667"

@@ -306,3 +306,20 @@ def test_a_block_of_another_year_loses_however_well_its_header_fits() -> None:
     )
     found = named_sum(asked, [last_year], this_year)
     assert found is not None and found.total == 57 + 467
+
+
+def test_of_several_measures_for_the_year_the_one_the_question_writes_is_added() -> None:
+    impairments = Chunk(
+        "i1", "nestle", "/docs/segments.xlsx",
+        "| Column 1 | Impairment of goodwill (b) (January–June 2023) "
+        "| Impairment of intangible assets (c) (January–June 2023) "
+        "| Impairment of intangible assets (c) (January–June 2022) |\n| --- | --- | --- | --- |\n"
+        "| Water | 0 | -21 | — |\n| PetCare | 0 | -15 | — |",
+        Locator(sheet="Other information", rows=(7, 9)),
+    )  # fmt: skip
+    asked = (
+        "What was the total impairment of intangible assets of Water and PetCare in "
+        "January–June 2023, in millions of CHF?"
+    )
+    found = named_sum(asked, [impairments])
+    assert found is not None and found.shown == ("-21", "-15") and found.total == -36

@@ -283,12 +283,15 @@ def _runs_on(before: str, after: str, measures: set[str]) -> bool:
     """Whether the words beside a name make it part of a longer one: a content word right
     before it (not a possessive: "IMFT's total assets") or right after it, unless that word
     begins what the table measures ("PetCare sales", "Confectionery's trading operating
-    profit", "Space deliveries": the words of a column header or a section, as `stems`)."""
+    profit", "Space deliveries": the words of a column header or a section, as `stems`) or is
+    the question's verb of change."""
     previous = re.search(r"([\w'’-]+)\W*$", before)
     if previous and content_words(previous[1]) and not re.search(r"['’]s?$", previous[1]):
         return True
     following = re.match(r"^(['’]s?)?\s*([\w-]+)", after)
-    if following and content_words(following[2]) and not _YEAR.fullmatch(following[2]):
+    if not following or _YEAR.fullmatch(following[2]) or _CHANGE.fullmatch(following[2]):
+        return False  # "… operating profit change from 2022": the question's own verb
+    if content_words(following[2]):
         return not stems(following[2]) <= measures
     return False
 

@@ -141,11 +141,13 @@ def in_asked_section(question: str, rows: Rows) -> tuple[Rows, int]:
 
 def named_spans(question: str, labels: Sequence[str]) -> list[tuple[int, int, str]]:
     """Where the question writes the labels, longest first and never overlapping ("long-term
-    debt" inside "current portion of long-term debt" is not a name of its own)."""
+    debt" inside "current portion of long-term debt" is not a name of its own). A label is
+    written when its words are, without the footnote marks and references a statement adds
+    ("Underlying trading operating profit (a) as per Note 3.1")."""
     taken: list[tuple[int, int, str]] = []
-    for label in sorted(set(labels), key=len, reverse=True):
-        words = re.findall(r"[\w&'.-]+", label)
-        if not words or not content_words(label):
+    for core, label in sorted({(_core(label), label) for label in labels}, key=_longest):
+        words = re.findall(r"[\w&'.-]+", core)
+        if not words or not content_words(core):
             continue
         pattern = r"(?<![\w-])" + r"[\s,]+".join(re.escape(w) for w in words) + r"s?(?![\w-])"
         for match in re.finditer(pattern, question, re.IGNORECASE):
@@ -153,6 +155,21 @@ def named_spans(question: str, labels: Sequence[str]) -> list[tuple[int, int, st
                 taken.append((match.start(), match.end(), label))
                 break
     return taken
+
+
+# A reference a label carries to a note: "as per Note 3.1", "(see Note 7)", "per note 12".
+_NOTE_REFERENCE = re.compile(
+    r"\s*\(?\b(?:as per|as in|see|per|refer to)\s+notes?\b[^)]*\)?\s*$", re.IGNORECASE
+)
+
+
+def _core(label: str) -> str:
+    """A row label without its footnote marks and note references."""
+    return bare_header(_NOTE_REFERENCE.sub("", label)).strip()
+
+
+def _longest(pair: tuple[str, str]) -> tuple[int, str, str]:
+    return (-len(pair[0]), *pair)
 
 
 def named_column(question: str, columns: Iterable[str]) -> str | None:

@@ -258,9 +258,9 @@ def _column(question: str, figures: Sequence[dict[str, str]]) -> str | None:
         fitting = [c for c in fitting if len(set(_YEAR.findall(c))) == 1]
     if len(fitting) == 1:
         return fitting[0]
-    if fitting:
-        return None
-    return named_column(question, shared)
+    # Of several measures for the year ("Impairment of goodwill … (January–June 2023)" and
+    # "Impairment of intangible assets (January–June 2023)"), the one the question writes out.
+    return named_column(question, fitting or shared)
 
 
 def _title(chunk: Chunk) -> str:
