@@ -265,6 +265,14 @@ def test_a_year_in_the_heading_over_a_passage_is_written_by_it() -> None:
     reply = "Zone EUR's sales in January-June 2023 were 9467 [1]."
     assert not verify(reply, [headed], question=question).refused
     assert verify(reply, [item(1, row)], question=question).refused
+    # A sheet named for the years since 1967 writes that year as "Since 67".
+    since = Locator(sheet="Stanley Cups Since 67", heading_path=("Stanley Cups Since 67",))
+    cups = "Row 5: Team is Maple Leafs, Location is TOR, Stanley Cups is 0"
+    sheet = Evidence(1, Chunk("c2", "s2", "/docs/stanley-cups.xlsx", cups, since), cups)
+    asked = "How many Stanley Cups have the Maple Leafs won since 1967?"
+    won = "The Maple Leafs have won 0 Stanley Cups since 1967 [1]."
+    assert not verify(won, [sheet], question=asked).refused
+    assert verify(won, [item(1, cups)], question=asked).refused
 
 
 def test_a_reply_about_a_quarter_no_source_writes_is_withdrawn() -> None:

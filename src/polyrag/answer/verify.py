@@ -355,13 +355,14 @@ _DECADE_END = re.compile(r"s\b")
 
 
 def _written_year(year: str, decade: bool = False) -> re.Pattern[str]:
-    """A year as sources write it: 2018, "2 0 1 8" (PDF letter spacing), FY18, '18; never the
-    decade ("the 2000s" is no answer for "in the year 2000"). A decade as written: the 1990s,
-    the 1990's, the '90s."""
+    """A year as sources write it: 2018, "2 0 1 8" (PDF letter spacing), FY18, '18, "since 67"
+    (a sheet named "Stanley Cups Since 67"); never the decade ("the 2000s" is no answer for "in
+    the year 2000"). A decade as written: the 1990s, the 1990's, the '90s."""
     if decade:
         return re.compile(rf"(?<!\d){year}['’]?s\b|'{year[2:]}s\b", re.IGNORECASE)
     spaced = r"\s?".join(year)
-    return re.compile(rf"(?<!\d){spaced}(?!\d|s\b)|(?:FY|')\s?{year[2:]}(?!\d|s\b)", re.IGNORECASE)
+    short = rf"(?:FY|'|\b(?:since|until|till|through)\s)\s?{year[2:]}(?![\d.,]?\d|s\b)"
+    return re.compile(rf"(?<!\d){spaced}(?!\d|s\b)|{short}", re.IGNORECASE)
 
 
 _MONTH_NAME = re.compile(rf"\b{MONTH}\b", re.IGNORECASE)
