@@ -242,13 +242,15 @@ def test_a_period_condition_on_a_column_naming_that_period_is_dropped() -> None:
 
 def test_a_ranking_asked_of_a_kind_ranks_only_the_rows_of_that_kind() -> None:
     """ "Which zone had the lowest sales?" over zones and other segments: the lowest of all is
-    "Unallocated items" (0); of the zones, Zone GC."""
+    "Other businesses" ("Unallocated items", lower still, is no segment); of the zones,
+    Zone GC."""
     segments = Table(
         ("Segment", "Sales"),
         (
             ("Zone NA", "12553"),
             ("Zone GC", "2548"),
             ("Nestlé Health Science", "3318"),
+            ("Other businesses", "137"),
             ("Unallocated items", "0"),
         ),
         name="Segments",
@@ -256,7 +258,7 @@ def test_a_ranking_asked_of_a_kind_ranks_only_the_rows_of_that_kind() -> None:
     db = TableDatabase([SourceTable("s", "/h1.xlsx", segments)])
     try:
         lowest = "SELECT segment FROM segments WHERE sales = (SELECT MIN(sales) FROM segments)"
-        assert db.run(lowest).text() == "segment = Unallocated items"
+        assert db.run(lowest).text() == "segment = Other businesses"
         zones = db.of_kind(lowest, "zone")
         assert zones is not None and db.run(zones).text() == "segment = Zone GC"
         assert db.of_kind(lowest, "region") is None  # no label opens with it
@@ -576,3 +578,39 @@ def test_a_query_that_found_nothing_notes_where_its_words_are(layoffs: TableData
     nowhere = layoffs.run("SELECT city FROM table_1 WHERE company = 'Acme'")
     assert nowhere.text() == "no rows"
     assert layoffs.run("SELECT SUM(no_of) FROM table_1").note == ""
+
+
+def test_rankings_leave_out_the_rows_that_reconcile_members_to_the_total() -> None:
+    """ "Which product category had the lowest trading operating profit?" over a segment table
+    whose "Unallocated items (c)" row (corporate costs) is the lowest: it is no category. Sums
+    still read it, and a condition that names it reads it."""
+    products = Table(
+        header=("Column 1", "Trading operating profit"),
+        rows=(("Water", "176"), ("Confectionery", "464"), ("Unallocated items (c)", "-1227"),
+              ("Total", "6684")),
+        locator=Locator(sheet="Products", rows=(21, 25)),
+        name="Products",
+        row_numbers=(22, 23, 24, 25),
+        columns=("A", "B"),
+    )  # fmt: skip
+    db = TableDatabase([SourceTable("n", "/nestle.xlsx", products)])
+    try:
+        assert "unallocated and elimination rows" in db.schema()
+        lowest = db.run(
+            "SELECT column_1 FROM products ORDER BY trading_operating_profit ASC LIMIT 1"
+        )
+        assert lowest.rows[0][0] == "Water"
+        least = db.run(
+            "SELECT column_1 FROM products WHERE trading_operating_profit = "
+            "(SELECT MIN(trading_operating_profit) FROM products)"
+        )
+        assert least.rows == (("Water",),)
+        total = db.run("SELECT SUM(trading_operating_profit) FROM products")
+        assert total.rows == ((176 + 464 - 1227,),)
+        named = db.run(
+            "SELECT MIN(trading_operating_profit) FROM products "
+            "WHERE column_1 ILIKE '%unallocated%'"
+        )
+        assert named.rows == ((-1227.0,),)
+    finally:
+        db.close()

@@ -202,6 +202,8 @@ class TableDatabase:
         self.tables: list[SqlTable] = []
         self._views: dict[str, tuple[str, tuple[SqlColumn, ...]]] = {}  # view → table, columns
         self._totals: dict[str, tuple[int, ...]] = {}  # table → row numbers of its total rows
+        # table → row numbers of the rows that reconcile its members to the total
+        self._reconciling: dict[str, tuple[int, ...]] = {}
         taken: set[str] = set()
         self._db = duckdb.connect(":memory:", config={"threads": 1, "memory_limit": "512MB"})
         for source_table in tables:
@@ -215,6 +217,9 @@ class TableDatabase:
             totals = _total_rows(source_table, columns)
             if totals:
                 self._totals[name] = totals
+            reconciling = _reconciling_rows(source_table, columns)
+            if reconciling:
+                self._reconciling[name] = reconciling
             self._period_view(table, taken)
         self._db.execute("SET enable_external_access = false")
         self._db.execute("SET autoload_known_extensions = false")
@@ -262,6 +267,11 @@ class TableDatabase:
                 lines.append(
                     "  -- its total rows are left out unless a condition names them "
                     "(SUM computes the total)"
+                )
+            if table.name in self._reconciling:
+                lines.append(
+                    "  -- rankings (ORDER BY … LIMIT, MIN, MAX) leave out its unallocated and "
+                    "elimination rows unless a condition names them"
                 )
             for view, (base, _columns) in self._views.items():
                 if base == table.name:
@@ -344,19 +354,27 @@ class TableDatabase:
         expense. A query whose conditions name a total ("WHERE label ILIKE '%total%'") reads
         it as written. Tables joined (this half-year's segments beside last year's) leave out
         theirs each, by the name the query gives it: joined on their labels, two "Total" rows
-        meet and outrank every segment."""
+        meet and outrank every segment. A ranking (ORDER BY … LIMIT, MIN or MAX) also leaves
+        out the rows that reconcile the members to the total ("Unallocated items",
+        "Eliminations"): "which product category had the lowest profit" is not corporate
+        expenses."""
         for select in list(tree.find_all(exp.Select)):
             read = [t for t in select.find_all(exp.Table) if t.parent_select is select]
             where = select.args.get("where")
             if where is not None and _NAMES_TOTAL.search(where.sql()):
                 continue
             joined = len(read) > 1 or bool(select.args.get("joins"))
+            ranks = bool(select.args.get("order") and select.args.get("limit")) or bool(
+                select.find(exp.Min, exp.Max)
+            )
             for table in read:
                 base = self._views[table.name][0] if table.name in self._views else table.name
-                totals = self._totals.get(base)
-                if not totals:
+                left_out = self._totals.get(base, ())
+                if ranks and not (where is not None and _NAMES_RECONCILING.search(where.sql())):
+                    left_out = (*left_out, *self._reconciling.get(base, ()))
+                if not left_out:
                     continue
-                kept = ", ".join(str(n) for n in totals)
+                kept = ", ".join(str(n) for n in left_out)
                 column = f'"{table.alias_or_name}"."{ROW_COLUMN}"' if joined else f'"{ROW_COLUMN}"'
                 select.where(f"{column} NOT IN ({kept})", dialect="duckdb", copy=False)
         return tree
@@ -743,6 +761,28 @@ def _total_rows(source_table: SourceTable, columns: Sequence[SqlColumn]) -> tupl
     for index, row in enumerate(table.rows):
         text = [row[i] for i, c in enumerate(columns) if not c.numeric and i < len(row) and row[i]]
         if text and all(_TOTAL_LABEL.fullmatch(cell) for cell in text):
+            found.append(table.row_number(index))
+    return tuple(found)
+
+
+# A row that reconciles a table's members (segments, categories) to its total, no member
+# itself: "Unallocated items (c)", "Eliminations", "Intersegment eliminations", "Reconciling
+# items", "Corporate and other".
+_RECONCILING = re.compile(
+    r"\s*(?:unallocated(?:\s+\w+)?|(?:inter-?segment\s+)?eliminations?|reconciling\s+items?|"
+    r"corporate\s+and\s+other)\s*(?:\([a-z0-9]{1,2}\))?\s*:?\s*",
+    re.IGNORECASE,
+)
+_NAMES_RECONCILING = re.compile(r"unallocated|eliminat|reconcil|corporate", re.IGNORECASE)
+
+
+def _reconciling_rows(source_table: SourceTable, columns: Sequence[SqlColumn]) -> tuple[int, ...]:
+    """The row numbers of a table's reconciling rows: its first text cell a reconciling label."""
+    table = source_table.table
+    found = []
+    for index, row in enumerate(table.rows):
+        text = [row[i] for i, c in enumerate(columns) if not c.numeric and i < len(row) and row[i]]
+        if text and _RECONCILING.fullmatch(text[0]):
             found.append(table.row_number(index))
     return tuple(found)
 
