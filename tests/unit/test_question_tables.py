@@ -154,3 +154,29 @@ def test_a_sheets_qualified_copy_is_left_out_unless_the_question_names_the_quali
     # A sheet with other columns is no copy: it stays whatever its name adds.
     coaches = question_tables(store, "Who coached the Blues?", hits, 4)
     assert "Coaches Since 67" in [item.table.name for item in coaches]
+
+
+def test_a_sheets_block_of_a_year_not_asked_is_left_out(tmp_path: Path) -> None:
+    def block(period: str, first: int) -> Table:
+        return Table(
+            ("Column 1", "Trading operating profit"),
+            (("Water", "57"), ("PetCare", "1939")),
+            Locator(sheet="Prod 30 06 2023", rows=(first, first + 2)),
+            name="Prod 30 06 2023",
+            title=f"{period}, In millions of CHF",
+            row_numbers=(first + 1, first + 2),
+            columns=("A", "B"),
+        )
+
+    store = SqliteTableStore(tmp_path / "tables.sqlite")
+    store.put(
+        "n", "/d/nestle.xlsx", [block("January–June 2023", 7), block("January–June 2022", 21)]
+    )
+    hits = [hit("n", "Water | 57")]
+    asked = "Which product had the lowest trading operating profit in January–June 2022?"
+    assert [t.table.title[:17] for t in question_tables(store, asked, hits, 4)] == [
+        "January–June 2022"
+    ]
+    both = "How did Water's trading operating profit change from 2022 to 2023?"
+    assert len(question_tables(store, both, hits, 4)) == 2
+    assert len(question_tables(store, "Which product had the lowest profit?", hits, 4)) == 2

@@ -11,6 +11,7 @@ from polyrag.parse.tables import FIGURE_CELL
 from polyrag.types import Hit
 
 _WORD = re.compile(r"\w+")
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _CELLS_READ = 5000  # rows of a table whose words may name it
 
 
@@ -50,22 +51,36 @@ def _without_qualified_copies(tables: list[SourceTable], terms: set[str]) -> lis
     """A workbook's sheet is left out beside another with the same columns whose name and
     title say less, when what it says more the question does not write: "how many Stanley Cups
     have the three teams won in total?" asks about the sheet "Stanley Cups", not its copy
-    "Stanley Cups Since 67" ("… since 67?" keeps both). Tables of other documents stay."""
+    "Stanley Cups Since 67" ("… since 67?" keeps both). Likewise, for a question that names a
+    year, a block whose title writes a year it does not ask beside one whose title writes
+    fewer: "Which product category had the lowest trading operating profit in January–June
+    2022?" reads last year's block, not this year's above it. Tables of other documents stay."""
 
     def titled(item: SourceTable) -> set[str]:
+        """The words of its name and title, but years (weighed on their own, below)."""
         table = item.table
-        return content_words(" ".join([table.name, table.title, *table.locator.heading_path]))
+        words = content_words(" ".join([table.name, table.title, *table.locator.heading_path]))
+        return {w for w in words if not _YEAR.fullmatch(w)}
+
+    asked_years = {w for w in terms if _YEAR.fullmatch(w)}
+
+    def other_years(item: SourceTable) -> int:
+        # The title only: a sheet's name ("… 30 06 2023") is the same over both blocks.
+        return len(set(_YEAR.findall(item.table.title)) - asked_years)
 
     def qualified(item: SourceTable) -> bool:
         if item.table.locator.sheet is None:
             return False
         words = titled(item)
-        return any(
-            other.source_id == item.source_id
-            and other.table.header == item.table.header
-            and (fewer := titled(other)) < words
-            and not (words - fewer) & terms
+        siblings = [
+            other
             for other in tables
+            if other.source_id == item.source_id and other.table.header == item.table.header
+        ]
+        if asked_years and any(other_years(other) < other_years(item) for other in siblings):
+            return True  # last half-year's block beside this one's, for a question about 2023
+        return any(
+            (fewer := titled(other)) < words and not (words - fewer) & terms for other in siblings
         )
 
     return [item for item in tables if not qualified(item)]
