@@ -141,3 +141,20 @@ def test_a_label_is_named_without_its_footnote_mark_and_note_reference() -> None
     assert outcome.ok and outcome.formula == "7904 − 7683 = 221"
     trading = run(asked.replace("the underlying trading", "trading"), [reconciliation])
     assert trading.formula == "7351 − 6684 = 667"
+
+
+def test_the_reading_that_accounts_for_more_of_the_question_wins() -> None:
+    """The reconciliation's total "Trading operating profit" row, named in "Confectionery's
+    trading operating profit", leaves "Confectionery" unread: the blocks' reading stands."""
+    reconciliation = Chunk(
+        "r1", "nestle", "/docs/segments.xlsx",
+        "| In millions of CHF | January–June 2023 | January–June 2022 |\n| --- | --- | --- |\n"
+        "| Trading operating profit as per Note 3.1 | 7351 | 6684 |",
+        Locator(sheet="Reconciliation", rows=(5, 6)),
+    )  # fmt: skip
+    asked = (
+        "By how much did Confectionery's trading operating profit change from January–June "
+        "2022 to January–June 2023?"
+    )
+    outcome = run(asked, [reconciliation], BLOCKS)
+    assert outcome.ok and outcome.formula == "467 − 464 = 3"

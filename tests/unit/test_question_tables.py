@@ -169,14 +169,17 @@ def test_a_sheets_block_of_a_year_not_asked_is_left_out(tmp_path: Path) -> None:
         )
 
     store = SqliteTableStore(tmp_path / "tables.sqlite")
-    store.put(
-        "n", "/d/nestle.xlsx", [block("January–June 2023", 7), block("January–June 2022", 21)]
-    )
+    # The parser gives the upper block the sheet's caption ("Revenue and results") as well:
+    # that is no qualifier making it a copy of the lower one.
+    upper = block("Revenue and results, January–June 2023", 7)
+    store.put("n", "/d/nestle.xlsx", [upper, block("January–June 2022", 21)])
     hits = [hit("n", "Water | 57")]
     asked = "Which product had the lowest trading operating profit in January–June 2022?"
     assert [t.table.title[:17] for t in question_tables(store, asked, hits, 4)] == [
         "January–June 2022"
     ]
+    this_year = asked.replace("2022", "2023")
+    assert [t.table.title[:7] for t in question_tables(store, this_year, hits, 4)] == ["Revenue"]
     both = "How did Water's trading operating profit change from 2022 to 2023?"
     assert len(question_tables(store, both, hits, 4)) == 2
     assert len(question_tables(store, "Which product had the lowest profit?", hits, 4)) == 2

@@ -48,8 +48,8 @@ def question_tables(
 
 
 def _without_qualified_copies(tables: list[SourceTable], terms: set[str]) -> list[SourceTable]:
-    """A workbook's sheet is left out beside another with the same columns whose name and
-    title say less, when what it says more the question does not write: "how many Stanley Cups
+    """A workbook's sheet is left out beside another with the same columns whose name says
+    less, when what it says more the question does not write: "how many Stanley Cups
     have the three teams won in total?" asks about the sheet "Stanley Cups", not its copy
     "Stanley Cups Since 67" ("… since 67?" keeps both). Likewise, for a question that names a
     year, a block whose title writes a year it does not ask beside one whose title writes
@@ -57,9 +57,10 @@ def _without_qualified_copies(tables: list[SourceTable], terms: set[str]) -> lis
     2022?" reads last year's block, not this year's above it. Tables of other documents stay."""
 
     def titled(item: SourceTable) -> set[str]:
-        """The words of its name and title, but years (weighed on their own, below)."""
-        table = item.table
-        words = content_words(" ".join([table.name, table.title, *table.locator.heading_path]))
+        """The words of its sheet's name, but years (weighed on their own, below); not of its
+        title, which a parser gives one block of a sheet ("Revenue and results, January–June
+        2023") and not the block below it."""
+        words = content_words(item.table.locator.sheet or item.table.name)
         return {w for w in words if not _YEAR.fullmatch(w)}
 
     asked_years = {w for w in terms if _YEAR.fullmatch(w)}

@@ -125,6 +125,12 @@ def named_change(
         if changed is not None:
             found.append(changed)
     found += _across_tables(question, periods, tables, percent)
+    # Of several readings, those that account for more of the question: "Confectionery's
+    # trading operating profit" is that row under that measure, not the reconciliation's
+    # total "Trading operating profit" row, which leaves "Confectionery" unread.
+    asked = content_words(question)
+    covered = [len(asked & content_words(f"{c.label} {c.column}")) for c in found]
+    found = [c for c, n in zip(found, covered, strict=True) if n == max(covered)]
     if len({c.values for c in found}) != 1:
         return None  # nothing found, or tables that disagree
     return found[0]
