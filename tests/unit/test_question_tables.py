@@ -156,7 +156,7 @@ def test_a_sheets_qualified_copy_is_left_out_unless_the_question_names_the_quali
     assert "Coaches Since 67" in [item.table.name for item in coaches]
 
 
-def test_a_sheets_block_of_a_year_not_asked_is_left_out(tmp_path: Path) -> None:
+def test_a_sheets_blocks_are_no_copies_of_each_other(tmp_path: Path) -> None:
     def block(period: str, first: int) -> Table:
         return Table(
             ("Column 1", "Trading operating profit"),
@@ -174,12 +174,8 @@ def test_a_sheets_block_of_a_year_not_asked_is_left_out(tmp_path: Path) -> None:
     upper = block("Revenue and results, January–June 2023", 7)
     store.put("n", "/d/nestle.xlsx", [upper, block("January–June 2022", 21)])
     hits = [hit("n", "Water | 57")]
-    asked = "Which product had the lowest trading operating profit in January–June 2022?"
-    assert [t.table.title[:17] for t in question_tables(store, asked, hits, 4)] == [
-        "January–June 2022"
-    ]
-    this_year = asked.replace("2022", "2023")
-    assert [t.table.title[:7] for t in question_tables(store, this_year, hits, 4)] == ["Revenue"]
-    both = "How did Water's trading operating profit change from 2022 to 2023?"
-    assert len(question_tables(store, both, hits, 4)) == 2
-    assert len(question_tables(store, "Which product had the lowest profit?", hits, 4)) == 2
+    for asked in (
+        "Which product had the lowest trading operating profit in January–June 2022?",
+        "Which product had the lowest profit?",
+    ):
+        assert len(question_tables(store, asked, hits, 4)) == 2
