@@ -44,13 +44,13 @@ def passage_tables(passages: Sequence[Chunk]) -> list[tuple[Rows, list[Chunk]]]:
                 label, pairs = (
                     (row.label.strip(), dict(row.pairs()))
                     if row.labelled
-                    else named_by_text(row.pairs())
+                    else _named_by_text(row.pairs())
                 )
                 if pairs:
                     rows[row.number] = (label, pairs)
                 elif row.section:
                     rows[row.number] = (row.label.strip(), {})
-        marked.setdefault(key, []).extend(markdown_rows(lines))
+        marked.setdefault(key, []).extend(_markdown_rows(lines))
         chunks_of.setdefault(key, []).append(chunk)
     tables = []
     for key, chunks in chunks_of.items():
@@ -66,7 +66,7 @@ def passage_tables(passages: Sequence[Chunk]) -> list[tuple[Rows, list[Chunk]]]:
     return tables
 
 
-def named_by_text(pairs: Sequence[tuple[str, str]]) -> tuple[str, dict[str, str]]:
+def _named_by_text(pairs: Sequence[tuple[str, str]]) -> tuple[str, dict[str, str]]:
     """A sheet's row of "Header is value" pairs as a label and its figures: the first value
     names the row when it is text ("Team is Blues, Location is STL, Stanley Cups is 1" is the
     Blues' row, whose one figure is its Stanley Cups); other text values are no figures. No
@@ -91,7 +91,7 @@ def stored_tables(tables: Sequence[SourceTable]) -> list[tuple[Rows, list[Chunk]
     return groups
 
 
-def markdown_rows(lines: Sequence[str]) -> Rows:
+def _markdown_rows(lines: Sequence[str]) -> Rows:
     """The rows of the Markdown tables among the lines, with their sections."""
     return [row for table in pipe_tables(lines) for row in labelled_rows(table.header, table.rows)]
 
@@ -165,7 +165,7 @@ _NOTE_REFERENCE = re.compile(
 
 def _core(label: str) -> str:
     """A row label without its footnote marks and note references."""
-    return bare_header(_NOTE_REFERENCE.sub("", label)).strip()
+    return _bare_header(_NOTE_REFERENCE.sub("", label)).strip()
 
 
 def _longest(pair: tuple[str, str]) -> tuple[int, str, str]:
@@ -178,13 +178,13 @@ def named_column(question: str, columns: Iterable[str]) -> str | None:
     profit" and "Underlying trading operating profit", "trading operating profit" reads the
     first. None when none fits, or several equally."""
     asked = stems(question, numbers=False)
-    named = {c: words for c in columns if (words := stems(bare_header(c), numbers=False))}
+    named = {c: words for c in columns if (words := stems(_bare_header(c), numbers=False))}
     fitting = [c for c, words in named.items() if words <= asked]
     widest = max((len(named[c]) for c in fitting), default=0)
     fitting = [c for c in fitting if len(named[c]) == widest]
     return fitting[0] if len(fitting) == 1 else None
 
 
-def bare_header(header: str) -> str:
+def _bare_header(header: str) -> str:
     """A column header without its footnote marks: "Sales (a)" is "Sales"."""
     return re.sub(r"\s*\((?:[a-z]|\d{1,2})\)", "", header)
