@@ -125,36 +125,33 @@ def test_a_table_with_a_row_per_year_reads_the_named_column_in_the_two_rows() ->
     assert named_change(deliveries, [], [SourceTable("d", "/d.xlsx", single)]) is None
 
 
+# A reconciliation's rows, each label with its footnote mark or note reference.
+RECONCILIATION = Chunk(
+    "r1", "nestle", "/docs/segments.xlsx",
+    "| In millions of CHF | January–June 2023 | January–June 2022 |\n| --- | --- | --- |\n"
+    "| Underlying trading operating profit (a) as per Note 3.1 | 7904 | 7683 |\n"
+    "| Trading operating profit as per Note 3.1 | 7351 | 6684 |",
+    Locator(sheet="Reconciliation", rows=(5, 8)),
+)  # fmt: skip
+
+
 def test_a_label_is_named_without_its_footnote_mark_and_note_reference() -> None:
-    reconciliation = Chunk(
-        "r1", "nestle", "/docs/segments.xlsx",
-        "| In millions of CHF | January–June 2023 | January–June 2022 |\n| --- | --- | --- |\n"
-        "| Underlying trading operating profit (a) as per Note 3.1 | 7904 | 7683 |\n"
-        "| Trading operating profit as per Note 3.1 | 7351 | 6684 |",
-        Locator(sheet="Reconciliation", rows=(5, 8)),
-    )  # fmt: skip
     asked = (
         "By how much did the underlying trading operating profit change from January–June "
         "2022 to January–June 2023, in millions of CHF?"
     )
-    outcome = run(asked, [reconciliation])
+    outcome = run(asked, [RECONCILIATION])
     assert outcome.ok and outcome.formula == "7904 − 7683 = 221"
-    trading = run(asked.replace("the underlying trading", "trading"), [reconciliation])
+    trading = run(asked.replace("the underlying trading", "trading"), [RECONCILIATION])
     assert trading.formula == "7351 − 6684 = 667"
 
 
 def test_the_reading_that_accounts_for_more_of_the_question_wins() -> None:
     """The reconciliation's total "Trading operating profit" row, named in "Confectionery's
     trading operating profit", leaves "Confectionery" unread: the blocks' reading stands."""
-    reconciliation = Chunk(
-        "r1", "nestle", "/docs/segments.xlsx",
-        "| In millions of CHF | January–June 2023 | January–June 2022 |\n| --- | --- | --- |\n"
-        "| Trading operating profit as per Note 3.1 | 7351 | 6684 |",
-        Locator(sheet="Reconciliation", rows=(5, 6)),
-    )  # fmt: skip
     asked = (
         "By how much did Confectionery's trading operating profit change from January–June "
         "2022 to January–June 2023?"
     )
-    outcome = run(asked, [reconciliation], BLOCKS)
+    outcome = run(asked, [RECONCILIATION], BLOCKS)
     assert outcome.ok and outcome.formula == "467 − 464 = 3"
