@@ -14,7 +14,7 @@ from polyrag.agent.questions import names_in
 from polyrag.agent.tools import statements
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.answer.evidence import Evidence, content_words, stems
-from polyrag.answer.numbers import numbers_in_text, parse_number
+from polyrag.answer.numbers import ASKS_PERCENT, numbers_in_text, parse_number
 from polyrag.answer.verify import unwritten_periods
 from polyrag.months import MONTH
 from polyrag.types import NO_ANSWER_FOUND, NOT_SUPPORTED, Answer, Chunk, Citation, Modality
@@ -136,7 +136,6 @@ _PICKS = re.compile(
     r"date|period|quarter))\b|^\W*(?:is|are|was|were|do|does|did|has|have|had)\b",
     re.IGNORECASE,
 )
-_ASKS_PERCENT = re.compile(r"\bper ?cent(?:age)?\b|%", re.IGNORECASE)
 
 
 def with_result(answer: Answer, evidence: Sequence[Evidence], question: str) -> Answer:
@@ -170,7 +169,7 @@ def with_result(answer: Answer, evidence: Sequence[Evidence], question: str) -> 
     if any(abs(abs(n) - abs(value)) <= max(0.01 * abs(value), 0.005) for n in stated):
         return answer
     if item.text.startswith(_CALC):
-        unit = "%" if _ASKS_PERCENT.search(question) and "× 100" in worked else ""
+        unit = "%" if ASKS_PERCENT.search(question) and "× 100" in worked else ""
         text = f"{result}{unit}, computed as {worked} [{item.n}]."
     elif item.text.startswith(_COUNT):
         text = f"{result}: {worked} [{item.n}]."

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 # What a question asks for, as far as numbers go. A rate or a share ("percent", "ratio",
 # "growth"); percentage points between two rates; an amount in money or in a currency's
 # units ("in thousands of dollars", "in CHF"); a count of things ("how many stores").
+# A question that asks for a percentage: "the percentage change", "in per cent", "%".
+ASKS_PERCENT = re.compile(r"\bper ?cent(?:age)?\b|%", re.IGNORECASE)
 ASKS_RELATIVE = re.compile(
     r"\bpercent|%|per cent|\bratio\b|\bproportion\b|\brate\b|\bgrowth\b|\bshare\b|"
     # "three times as large", "how many times", not "the lead times"

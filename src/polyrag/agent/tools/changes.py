@@ -37,7 +37,7 @@ from polyrag.agent.tools.rows import (
 )
 from polyrag.agent.tools.sql import cited_rows
 from polyrag.answer.evidence import content_words, stems
-from polyrag.answer.numbers import parse_number
+from polyrag.answer.numbers import ASKS_PERCENT, parse_number
 from polyrag.index.tables.base import SourceTable
 from polyrag.types import Chunk
 
@@ -46,7 +46,6 @@ _CHANGE = re.compile(
     r"declin(?:e|ed)|rise|rose|fell|drop(?:ped)?)\b",
     re.IGNORECASE,
 )
-_PERCENT = re.compile(r"\bper ?cent(?:age)?\b|%", re.IGNORECASE)
 # Anything else asked of the figures: an average of both years, a ratio, a sum, a rate per year.
 _OTHER = re.compile(
     r"\b(?:average|mean|median|ratio|proportion|share|margin|CAGR|compound\w*|annual\w*|"
@@ -116,7 +115,7 @@ def named_change(
     periods = _periods(question)
     if periods is None:
         return None
-    percent = bool(_PERCENT.search(question))
+    percent = bool(ASKS_PERCENT.search(question))
     found: list[Changed] = []
     for rows, chunks in [*passage_tables(passages), *stored_tables(tables)]:
         changed = _across_columns(question, periods, rows, chunks, percent) or _down_rows(
