@@ -756,13 +756,9 @@ _NAMES_TOTAL = re.compile(r"total|\bsum\b", re.IGNORECASE)
 def _total_rows(source_table: SourceTable, columns: Sequence[SqlColumn]) -> tuple[int, ...]:
     """The row numbers of a table's total rows: a text cell that is a bare total label, every
     other text cell blank, wherever the label stands ("", "", "Total", "$8,129.70")."""
-    table = source_table.table
-    found = []
-    for index, row in enumerate(table.rows):
-        text = [row[i] for i, c in enumerate(columns) if not c.numeric and i < len(row) and row[i]]
-        if text and all(_TOTAL_LABEL.fullmatch(cell) for cell in text):
-            found.append(table.row_number(index))
-    return tuple(found)
+    return _rows_labelled(
+        source_table, columns, lambda text: all(_TOTAL_LABEL.fullmatch(cell) for cell in text)
+    )
 
 
 # A row that reconciles a table's members (segments, categories) to its total, no member
@@ -778,11 +774,21 @@ _NAMES_RECONCILING = re.compile(r"unallocated|eliminat|reconcil|corporate", re.I
 
 def _reconciling_rows(source_table: SourceTable, columns: Sequence[SqlColumn]) -> tuple[int, ...]:
     """The row numbers of a table's reconciling rows: its first text cell a reconciling label."""
+    return _rows_labelled(source_table, columns, lambda text: bool(_RECONCILING.fullmatch(text[0])))
+
+
+def _rows_labelled(
+    source_table: SourceTable,
+    columns: Sequence[SqlColumn],
+    is_label: Callable[[list[str]], bool],
+) -> tuple[int, ...]:
+    """The row numbers of the rows whose text cells (those of the non-numeric columns that
+    are filled, in order; at least one) `is_label` accepts."""
     table = source_table.table
     found = []
     for index, row in enumerate(table.rows):
         text = [row[i] for i, c in enumerate(columns) if not c.numeric and i < len(row) and row[i]]
-        if text and _RECONCILING.fullmatch(text[0]):
+        if text and is_label(text):
             found.append(table.row_number(index))
     return tuple(found)
 
