@@ -57,9 +57,10 @@ def _without_qualified_copies(tables: list[SourceTable], terms: set[str]) -> lis
     them.)"""
 
     def titled(item: SourceTable) -> set[str]:
-        """The words of its sheet's name, but years; not of its title, which a parser gives one
-        block of a sheet ("Revenue and results, January–June 2023") and not the block below
-        it."""
+        """The words of its sheet's name, but years: a sheet named for its year ("Sales
+        2023" beside "Sales") is that year's, not a copy qualified by words the question
+        leaves out. Not the words of its title, which a parser gives one block of a sheet
+        ("Revenue and results, January–June 2023") and not the block below it."""
         words = content_words(item.table.locator.sheet or item.table.name)
         return {w for w in words if not _YEAR.fullmatch(w)}
 
