@@ -608,3 +608,27 @@ def test_a_listings_entry_the_question_names_comes_first() -> None:
     assert entries_first(records, content_words("Derek Armer")) == records
     prose = "Revenue grew in 2019.\nIt fell in 2020 to 1,234.\nMargins held."
     assert entries_first(prose, content_words("revenue in 2020")) == prose
+
+
+def test_a_records_entry_line_is_not_cut_from_its_amount() -> None:
+    """Records whose entry lines (a document number, dates, a payee, an amount) alternate
+    with description lines are no listing; trimmed to its share, the line the question names
+    stays whole. Cut into word runs, it lost its amount and the model took another line's."""
+    records = (
+        "AIRFARE FOR SEN HAWLEY WASHINGTON DC TO SPRINGFIELD MO, AMARILLO TX AND RETURN\n"
+        "DHAW20190045 07/10/2019 CITIBANK - SENATOR IBA CARD 06/29/2019 07/07/2019 STAFF "
+        "TRANSPORTATION 1,112.00\n"
+        "AIRFARE FOR SEN HAWLEY AS FOLLOWS: 6/29 WASHINGTON DC TO SPRINGFIELD; 7/7\n"
+        "SPRINGFIELD TO WASHINGTON DC\n"
+        "DHAW20190046 07/11/2019 CITIBANK - TRAVEL CBA CARD 07/01/2019 07/07/2019 STAFF "
+        "TRANSPORTATION 728.30\n"
+        "AIRFARE FOR J MACGREGOR WASHINGTON DC TO KANSAS CITY, SPRINGFIELD AND RETURN"
+    )
+    chunk = Chunk("c1", "s1", "/d/senate.pdf", records, Locator(page=1))
+    question = "What was the amount of document DHAW20190045?"
+    (shown,) = select_evidence([hit(chunk, 0.9)], question, words, 28)
+    entry = (
+        "DHAW20190045 07/10/2019 CITIBANK - SENATOR IBA CARD 06/29/2019 07/07/2019 STAFF "
+        "TRANSPORTATION 1,112.00"
+    )
+    assert entry in shown.text.split("\n")

@@ -89,6 +89,11 @@ def test_codes_no_passage_writes_are_found() -> None:
     assert unwritten_codes("What is the range of the A321?", ["The A-321 flies"]) == []
     assert unwritten_codes("What is the IFRS9 opening balance?", ["IFRS 9 opening"]) == []
     assert unwritten_codes("How much CO2 is emitted?", ["co2 emissions"]) == []
+    listing = ["DHAW20190045 07/10/2019 CITIBANK - SENATOR IBA CARD", "DHAW20190046 1,112.00"]
+    assert unwritten_codes("What was the amount of document DHAW20190045?", listing) == []
+    assert unwritten_codes("What was the amount of document DHAW2019004?", listing) == [
+        "DHAW2019004"
+    ]
     not_codes = (
         "As of FY2023Q1 and in 2Q19, Q3, F2019 and the 10-K, how did COVID-19 change 3D "
         "printing in the 18th century, over 10km, in the 1990s, from Aug 2007-Jan 2011?"

@@ -413,10 +413,12 @@ _NOT_CODE = re.compile(
 
 def _code(code: str) -> re.Pattern[str]:
     """A code as texts write it: whole, case aside, with or without a hyphen or a space where
-    letters meet digits ("IFRS 9"), and not followed by more digits ("Fe 2O 3" is Fe2O3)."""
+    letters meet digits ("IFRS 9"), and not followed by one more digit ("Fe 2O 3" is Fe2O3). A
+    number of its own after a space is no part of it: a listing's "DHAW20190045 07/10/2019"
+    writes the document DHAW20190045 and its date."""
     parts = re.findall(r"[A-Za-z]+|\d+|[^A-Za-z\d]+", code)
     body = "[ -]?".join(re.escape(part) for part in parts if part != "-")
-    return re.compile(rf"(?<![^\W_]){body}(?![^\W_]| ?\d)", re.IGNORECASE)
+    return re.compile(rf"(?<![^\W_]){body}(?![^\W_]| ?\d(?![\d/.,:-]?\d))", re.IGNORECASE)
 
 
 def opposite_words(

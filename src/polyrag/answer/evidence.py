@@ -755,10 +755,14 @@ def _best_sentences(
         return ""
     separator = "\n" if "\n" in text else " "
     sentences: list[str] = []
-    # Over-long "sentences" (an info box) become word runs.
+    # Over-long "sentences" (an info box) become word runs; a line ending in an amount (an
+    # entry of a listing, "DHAW20190045 07/10/2019 … STAFF TRANSPORTATION 1,112.00") stays
+    # whole when it fits: cut in two, its name and its amount part.
     for a, b in sentence_spans(text, wrapped=True):
         sentence = " ".join(text[a:b].split()) if separator == "\n" else text[a:b]
-        if count_tokens(sentence) > budget // 2:
+        cost = count_tokens(sentence)
+        entry = separator == "\n" and _AMOUNT_AT_END.search(sentence) is not None
+        if cost > budget // 2 and not (entry and cost <= budget):
             sentences += [sentence[c:d] for c, d in split_long(sentence, budget // 2, count_tokens)]
         else:
             sentences.append(sentence)
