@@ -599,6 +599,9 @@ def test_a_listings_entry_the_question_names_comes_first() -> None:
     lines = entries_first(listing, content_words("How much was paid to Derek Armer?")).split("\n")
     assert lines[0].startswith("PAYEE") and lines[1].startswith("ARMER, DEREK A")
     assert lines[-1] == "LAVALLEY, ROBERT CLINTON INTERN FROM"
+    both = "How much more was paid to Derek Armer than to Smith?"
+    lines = entries_first(listing, content_words(both)).split("\n")
+    assert [line.split(",")[0] for line in lines[1:4]] == ["ARMER", "SMITH", "BAIN"]
     # Cut to its share by lines, not at "AUG. 14", which is no sentence's end.
     payees = Chunk("c1", "s1", "/d/senate.pdf", listing, Locator(page=1))
     question = "How much was paid to Derek Armer?"
@@ -608,6 +611,28 @@ def test_a_listings_entry_the_question_names_comes_first() -> None:
     assert entries_first(records, content_words("Derek Armer")) == records
     prose = "Revenue grew in 2019.\nIt fell in 2020 to 1,234.\nMargins held."
     assert entries_first(prose, content_words("revenue in 2020")) == prose
+
+
+def test_a_listings_named_entries_may_take_more_than_an_even_share() -> None:
+    """Among other passages, a listing's even share held its header lines and one of the two
+    payees a difference is asked of; the model then made up the other's amount. The lines
+    naming what is asked may take a long table's room."""
+    payees = (
+        "DOCUMENT NO. DATE PAYEE NAME OBLIGATION/SERVICE DESCRIPTION AMOUNT ($)\n"
+        "START END\nPOSTED DATES\n"
+        "BAIN, J MATTHEW DISTRICT DIRECTOR 37,499.96\n"
+        "SMITH, ALVARO R LEGISLATIVE CORRESPONDENT 21,000.00\n"
+        "VELEZ-GREEN, ALEXANDER J LEGISLATIVE ASSISTANT FROM MAY 22 26,874.99\n"
+        "BOLLINGER, ERIN S INTERN FROM SEP. 18 446.87\n"
+        "KISHI, DANIEL M LEGISLATIVE CORRESPONDENT FROM JUL. 15 11,188.87\n"
+        "LAVALLEY, ROBERT CLINTON INTERN FROM SEP. 10 1,260.00"
+    )
+    listing = Chunk("c1", "s1", "/d/senate.pdf", payees, Locator(page=1))
+    travel = Chunk("c2", "s1", "/d/senate.pdf", "AIRFARE FOR M BERG PAID " * 12, Locator(page=1))
+    question = "How much more was paid to Alexander J Velez-Green than to Daniel M Kishi?"
+    shown = select_evidence([hit(listing, 0.9), hit(travel, 0.8)], question, words, 60)
+    lines = shown[0].text.split("\n")
+    assert lines[3].startswith("VELEZ-GREEN") and lines[4].startswith("KISHI")
 
 
 def test_a_records_entry_line_is_not_cut_from_its_amount() -> None:

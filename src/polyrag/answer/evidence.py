@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from polyrag.chunk.figures import figure_pattern, is_pairs, read_row_sentence
@@ -274,8 +275,9 @@ def select_evidence(
                 trim = _best_rows
             elif _all_row_sentences(text):
                 trim = _best_pairs
-            elif _listing(text) is not None:
-                trim = _first_lines  # "JUL. 15" is no sentence's end
+            elif _listing(text) is not None:  # "JUL. 15" is no sentence's end
+                room = min(left, _TABLE_SHARE) - header
+                trim = partial(_first_lines, room=room)
             text = trim(text, terms, count_tokens, share - header)
             if not text:
                 continue
@@ -437,11 +439,12 @@ def _named_by(line: str) -> set[str]:
 
 
 def entries_first(text: str, terms: set[str]) -> str:
-    """A listing's entries that name what the question names come first: lines of a payee
-    and an amount each ("ARMER, DEREK A LEGISLATIVE CORRESPONDENT … 12,111.06"), read from a
-    PDF without ruling. A small model took the amount of the line beside the one it was asked
-    about. Only a passage whose every line from the first entry on (the last may be cut short)
-    ends in an amount is a listing; the lines above the entries stay on top."""
+    """A listing's entries that name what the question names come first, those naming most
+    ahead: lines of a payee and an amount each ("ARMER, DEREK A LEGISLATIVE CORRESPONDENT …
+    12,111.06"), read from a PDF without ruling. A small model took the amount of the line
+    beside the one it was asked about. Only a passage whose every line from the first entry
+    on (the last may be cut short) ends in an amount is a listing; the lines above the
+    entries stay on top."""
     found = _listing(text)
     if found is None:
         return text
@@ -451,8 +454,11 @@ def entries_first(text: str, terms: set[str]) -> str:
     best = max(scores)
     if not best or all(score == best for score in scores):
         return text
-    named = [line for line, score in zip(whole, scores, strict=True) if score == best]
-    others = [line for line, score in zip(whole, scores, strict=True) if score != best]
+    # Every entry naming something asked comes before the rest, those naming most first: "How
+    # much more was paid to A than to B?" needs B's line too, not only A's fuller match.
+    order = sorted(range(len(whole)), key=lambda i: -scores[i])
+    named = [whole[i] for i in order if scores[i]]
+    others = [line for line, score in zip(whole, scores, strict=True) if not score]
     return "\n".join([*lines[:first], *named, *others, *lines[end:]])
 
 
@@ -471,12 +477,20 @@ def _listing(text: str) -> tuple[list[str], int, int] | None:
 
 
 def _first_lines(
-    text: str, terms: set[str], count_tokens: Callable[[str], int], budget: int
+    text: str, terms: set[str], count_tokens: Callable[[str], int], budget: int, room: int = 0
 ) -> str:
-    """A listing cut to fit: its lines from the top (its named entries come first)."""
+    """A listing cut to fit: its lines from the top (its named entries come first). The lines
+    above its entries and the entries naming what the question names may take `room` when
+    that is more than `budget`: "How much more was paid to A than to B?" needs both lines."""
+    found = _listing(text)
+    lines = text.split("\n")
+    needed = 0
+    if found is not None:
+        _, first, end = found
+        needed = first + sum(1 for line in lines[first:end] if terms & content_words(line))
     kept: list[str] = []
-    for line in text.split("\n"):
-        if count_tokens("\n".join([*kept, line])) > budget:
+    for i, line in enumerate(lines):
+        if count_tokens("\n".join([*kept, line])) > (max(budget, room) if i < needed else budget):
             break
         kept.append(line)
     return "\n".join(kept)
