@@ -106,6 +106,21 @@ def test_an_aggregate_word_without_a_table_is_unsure() -> None:
     assert not chosen.agent and not chosen.sure
 
 
+def test_a_sum_of_named_things_over_figures_in_text_is_computed() -> None:
+    """A listing read from a PDF without ruling is text, not a table: "the combined amount
+    paid to A and B" adds two of its figures with the calculator. The model read it as a
+    lookup, and added them up wrong itself."""
+    listing = (
+        "BAIN, J MATTHEW DISTRICT DIRECTOR 37,499.96\n"
+        "CAMPBELL, CLAYTON D DISTRICT DIRECTOR FROM MAY 23 31,111.08"
+    )
+    question = "What was the combined amount paid to J Matthew Bain and Clayton D Campbell?"
+    chosen = route(question, hits(Modality.TEXT, listing))
+    assert (chosen.kind, chosen.agent) == ("compute", True)
+    alone = route("What was the total amount paid to J Matthew Bain?", hits(Modality.TEXT, listing))
+    assert not alone.agent and not alone.sure
+
+
 def test_a_total_the_table_states_as_a_row_is_a_lookup() -> None:
     statement = (
         "Table 8: Consolidated Balance Sheets\n"

@@ -24,6 +24,13 @@ _AGGREGATE = re.compile(
     r"maximum|minimum|most|fewest|least|greatest|shortest|longest|cheapest)\b",
     re.IGNORECASE,
 )
+# A sum of things the question enumerates: "the combined sales of A and B", "A, B and C in
+# total".
+_ADDS_UP = re.compile(
+    r"\b(?:combined|in total|total|sum|altogether|together)\b(?=.*\band\b)"
+    r"|\band\b.*\b(?:combined|in total|altogether|together)\b",
+    re.IGNORECASE,
+)
 # Money that changed hands, asked of a ledger: "How much was spent on travel in 2025?" adds up
 # the rows it names (over one row, the sum is that row's value).
 _SPENT = re.compile(
@@ -184,6 +191,10 @@ def route(question: str, hits: Sequence[Hit]) -> Route:
     compute = bool(_COMPUTE.search(question))
     if MORE_THAN.search(question):
         aggregate, compute = False, True
+    elif aggregate and not tables and _ADDS_UP.search(asked) and _numbers_in(hits):
+        # "the combined amount paid to J Matthew Bain and Clayton D Campbell" over a listing
+        # read from a PDF without ruling: no table to query, two figures for the calculator.
+        compute = True
     elif tables and (_WHICH_CHANGED.search(question) or _WHICH_COMPARED.search(question)):
         aggregate, compute = True, False
     if _REASON.search(question) or _CHANGES_SAID.search(question):
