@@ -29,6 +29,16 @@ def test_an_operand_not_in_the_evidence_is_refused() -> None:
         calculate("1577 - 999", [1577, 1373])
 
 
+def test_a_piece_of_a_sources_number_is_refused_with_the_whole() -> None:
+    """ "MAY 22 26,874.99": the model copied 874.99 three times over, told only that it was
+    no number of the sources; the error names the number it was cut from."""
+    known = [26874.99, 11188.87, 22]
+    with pytest.raises(CalculationError, match=r"874\.99 .*\(they write 26,874\.99\)"):
+        calculate("874.99 - 11,188.87", known)
+    with pytest.raises(CalculationError, match=r"the sources: copy"):
+        calculate("188.8 - 22", known)  # no piece cut at a thousands comma
+
+
 @pytest.mark.parametrize(
     "expression",
     ["__import__('os').system('true')", "open('/etc/passwd')", "x + 1", "2 ** 1000", "1/0", ""],

@@ -86,9 +86,25 @@ def calculate(expression: str, known: Sequence[float]) -> Calculation:
     ]
     if unknown:
         shown = ", ".join(show(n) for n in unknown)
-        raise CalculationError(f"{shown} is not a number of the sources: copy operands from them")
+        meant = [whole for n in unknown for whole in _written_whole(n, known)]
+        written = f" (they write {', '.join(dict.fromkeys(meant))})" if meant else ""
+        raise CalculationError(
+            f"{shown} is not a number of the sources{written}: copy operands from them"
+        )
     formula = f"{_render(tree.body)} = {show(value)}"
     return Calculation(text, formula, float(value), tuple(operands))
+
+
+def _written_whole(part: float, known: Sequence[float]) -> list[str]:
+    """The sources' numbers of which `part` is a piece cut at a thousands comma, as written:
+    "874.99" copied from "MAY 22 26,874.99" (the model took "22 26" for a date) is 26,874.99."""
+    piece = show(part)
+    return [
+        whole
+        for k in dict.fromkeys(known)
+        if (whole := show(k)) != piece
+        and (whole.endswith("," + piece) or whole.startswith(piece + ","))
+    ][:3]
 
 
 def _decimal_point(match: re.Match[str]) -> str:
