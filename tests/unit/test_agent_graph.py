@@ -960,6 +960,20 @@ def test_a_reply_names_the_rows_the_query_picked() -> None:
         "Q3 (y2026 = 30), computed with SQL from the cited rows [2]."
     )
     assert with_rows_picked(year, charted, "In which region was revenue highest?") is year
+    # The options the question writes out name the column: "state_territory" is no word of
+    # "Of Vermont, Rhode Island and Wyoming, which had the most checks?"
+    most = (
+        "state_territory = Wyoming, sum(totals) = 5017\n(query: SELECT state_territory FROM t "
+        "WHERE state_territory IN ('Vermont', 'Rhode Island', 'Wyoming') GROUP BY "
+        "state_territory ORDER BY SUM(totals) DESC LIMIT 1; cells: page 1, rows 44-56)"
+    )
+    states = [evidence[0], replace(derived(replace(outcome, result=most)), n=2)]
+    options = "Of Vermont, Rhode Island and Wyoming, which had the most checks in total?"
+    island = replace(one, text="Rhode Island had the most checks, with 3,136. [1]")
+    assert with_rows_picked(island, states, options).text == (
+        "Wyoming (sum(totals) = 5017), computed with SQL from the cited rows [2]."
+    )
+    assert with_rows_picked(island, states, "Which had the most checks?") is island
 
 
 def test_a_computed_answer_states_the_one_figure_a_query_gave() -> None:

@@ -251,6 +251,16 @@ def test_which_one_wants_the_column_the_question_names_not_a_neighbour() -> None
     )
     who = "What was the largest single expense, and who was it paid to?"
     assert review(who, paid, []).verdict == "accept"
+    # Asked to choose among options it writes out, the options' column is what it asks for.
+    options = "Of Vermont, Rhode Island and Wyoming, which had the most checks in total?"
+    chosen = sql(
+        "SELECT state_territory, totals FROM t WHERE state_territory IN ('Vermont', "
+        "'Rhode Island', 'Wyoming') ORDER BY totals DESC LIMIT 1",
+        "state_territory = Wyoming, totals = 5017",
+    )
+    assert review(options, chosen, []).verdict == "accept"
+    unasked = chosen.arguments["query"].replace("'Vermont', ", "'Texas', ")
+    assert review(options, replace(chosen, arguments={"query": unasked}), []).verdict == "repair"
 
 
 def test_filters_on_values_the_question_never_names_are_dropped() -> None:

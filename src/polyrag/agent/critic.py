@@ -852,7 +852,30 @@ def _picked_unnamed(question: str, query: str) -> str:
         for name in others
     ):
         return ""
+    if set(others) & _chosen_among_named(tree, named):
+        return ""  # "Of Vermont, Rhode Island and Wyoming, which …": the options' column
     return ", ".join(others)
+
+
+def _chosen_among_named(tree: exp.Select, named: set[str]) -> set[str]:
+    """The columns the query's conditions keep to values the question writes out (`state IN
+    ('Vermont', 'Rhode Island', 'Wyoming')`): asked to choose among them, the column is what
+    the question asks for."""
+    where = tree.args.get("where")
+    if where is None:
+        return set()
+    chosen = set()
+    for condition in where.find_all(exp.In, exp.EQ, exp.Like, exp.ILike):
+        column = condition.this
+        values = condition.expressions if isinstance(condition, exp.In) else [condition.expression]
+        if (
+            isinstance(column, exp.Column)
+            and values
+            and all(isinstance(v, exp.Literal) and v.is_string for v in values)
+            and all(_is_named(v.this, named) for v in values)
+        ):
+            chosen.add(column.name)
+    return chosen
 
 
 def _largest_of(tree: exp.Select) -> tuple[exp.Column | None, bool]:

@@ -259,6 +259,10 @@ def with_rows_picked(answer: Answer, evidence: Sequence[Evidence], question: str
     key = next(
         (c for c in names if asked & {w[:5] for w in re.findall(r"[a-z]+", c.lower())}), None
     )
+    if key is None and ranks:
+        # "Of Vermont, Rhode Island and Wyoming, which had the most checks?": the column whose
+        # picked values are among the options the question writes out.
+        key = next((c for c in names if all(_writes(question, row[c]) for row in picked)), None)
     if key is None and ranks and len(names) == 1 and "_by_period" not in query:
         # The table's row labels under no header ("Which zone …": column_1), or the periods
         # a chart's categories are ("In which quarter …": category = Q3).
