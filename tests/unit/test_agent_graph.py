@@ -25,7 +25,17 @@ from polyrag.index.tables.sqlite import SqliteTableStore
 from polyrag.llm.fallback import FallbackChain
 from polyrag.retrieve.base import RetrievalResult
 from polyrag.settings import Settings
-from polyrag.types import Chunk, Citation, Filter, Hit, Locator, Modality, StepEvent, Table
+from polyrag.types import (
+    NOT_ANSWERED,
+    Chunk,
+    Citation,
+    Filter,
+    Hit,
+    Locator,
+    Modality,
+    StepEvent,
+    Table,
+)
 from tests.unit.replies import Replies
 
 DUCK_ROWS = (
@@ -134,6 +144,25 @@ def steps_named(trace: Trace, name: str) -> list[str]:
 
 def sql(query: str) -> str:
     return json.dumps({"sql": query})
+
+
+def test_a_computation_for_a_period_no_source_writes_is_refused(tmp_path: Path) -> None:
+    """The sum over the ducks of 2019 to 2021 is no answer for October 2021, which no source
+    shown writes: refused before the reply is written (a SQL result over the report of
+    November 2015 once answered for December 2015)."""
+    query = sql("SELECT SUM(freshwater_ducks) AS total FROM duck_observations")
+    reply = "In total 405 freshwater ducks were observed [1]."
+    agent, chat = make_agent(tmp_path, [query, reply])
+    asked = "How many freshwater ducks were observed in total in October 2021?"
+    answer, trace = ask(agent, asked, "aggregate")
+    assert answer.refused and answer.refusal_reason == NOT_ANSWERED  # type: ignore[attr-defined]
+    assert steps_named(trace, "answered") == [
+        "refused: the question asks about October, which no source shown writes"
+    ]
+    assert len(chat.asked) == 1  # the query's decision; no reply was written
+    agent, _chat = make_agent(tmp_path / "written", [query, reply])
+    answer, _trace = ask(agent, asked.replace(" in October 2021", ""), "aggregate")
+    assert not answer.refused  # type: ignore[attr-defined]
 
 
 def test_a_failing_query_is_retried_with_its_error_and_the_answer_cites_cells(
@@ -718,8 +747,9 @@ def test_a_not_helpful_verdict_asks_back_and_the_reply_is_answered(tmp_path: Pat
 
 
 def test_queries_that_find_no_rows_lead_to_a_refusal_not_another_tool(tmp_path: Path) -> None:
-    """The table has no 2018: every query finds nothing, no calculation stands in for it, the
-    reply is told so, and a figure of another year restated as 2018 is withdrawn."""
+    """The table has no 2018: every query finds nothing, no calculation stands in for it, and
+    code refuses before a reply is written, since no source shown writes 2018. Where the
+    question names no period, the reply is told that the queries found no rows."""
     no_rows = sql("SELECT freshwater_ducks FROM duck_observations WHERE year = '2018'")
     agent, chat = make_agent(
         tmp_path,
@@ -730,8 +760,20 @@ def test_queries_that_find_no_rows_lead_to_a_refusal_not_another_tool(tmp_path: 
     )
     answer, trace = ask(agent, "How many freshwater ducks were observed in 2018?", "aggregate")
     assert steps_named(trace, "tool") == ["sql: no rows"] * 2
+    assert answer.refused and answer.model_calls == 3
+    assert steps_named(trace, "answered")[0].startswith("refused: the question asks about 2018")
+    above = sql("SELECT year FROM duck_observations WHERE freshwater_ducks > 200")
+    agent, chat = make_agent(
+        tmp_path / "above",
+        [above] * 2
+        + [json.dumps({"answer": "", "found": "", "next_search": ""})]
+        + ["No year had more than 200 freshwater ducks [1]."],
+        tool_retries=2,
+    )
+    asked = "In which year were more than 200 freshwater ducks observed?"
+    answer, trace = ask(agent, asked, "aggregate")
+    assert steps_named(trace, "tool") == ["sql: no rows"] * 2
     assert "found no rows" in chat.asked[-1][0][-1].content
-    assert answer.refused and answer.model_calls == 4
 
 
 def test_a_failing_query_filtered_on_values_the_question_never_names_is_rerun_without(

@@ -254,6 +254,19 @@ def test_a_reply_about_a_month_no_source_writes_is_withdrawn() -> None:
     dated = "Total assets as of December 31, 2022 were 2200 [1]."
     asked = "What were total assets as of December 31, 2022?"
     assert not verify(dated, [item(1, "Total assets 2022: 2200")], question=asked).refused
+    # A month with its year is a period asked ("in December 2015" of the November report); a
+    # day before the month makes it a date ("31 December 2019").
+    report = item(1, "NICS Firearm Background Checks November - 2015\nTexas 21,550 146,982")
+    december = "How many background checks did Texas have in December 2015?"
+    said = "Texas had 146,982 background checks in December 2015 [1]."
+    assert verify(said, [report], question=december).refused
+    november = december.replace("December", "November")
+    assert not verify(said.replace("December", "November"), [report], question=november).refused
+    closing = item(1, "Total assets 2019: 2200")
+    asked = "What were total assets at 31 December 2019?"
+    assert not verify(
+        "Total assets at 31 December 2019 were 2200 [1].", [closing], question=asked
+    ).refused
 
 
 def test_a_year_in_the_heading_over_a_passage_is_written_by_it() -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from polyrag.agent.answers import conclude, refusal, show_evidence
 from polyrag.agent.compare import compare, comparison_of
+from polyrag.agent.critic import ABOUT_YEARS
 from polyrag.agent.decisions import YesNo, decide
 from polyrag.agent.grounding import (
     derived,
@@ -32,10 +33,23 @@ from polyrag.agent.steps import YES_NO, Steps
 from polyrag.agent.trace import Trace
 from polyrag.answer.evidence import Evidence, label, render, title
 from polyrag.answer.prompts import prompt
-from polyrag.answer.verify import Verdict
+from polyrag.answer.verify import Verdict, unwritten_periods
 from polyrag.errors import LLMError
 from polyrag.settings import AgentSettings
-from polyrag.types import NO_EVIDENCE_FITS, Answer, Citation, Hit
+from polyrag.types import NO_EVIDENCE_FITS, NOT_ANSWERED, Answer, Citation, Hit
+
+
+def _periods_unwritten(question: str, evidence: Sequence[Evidence]) -> list[str]:
+    """The years, quarters and months the question names, as it writes them, when no evidence
+    shown (its text, headings or file name) writes them; none for a question about a span of
+    years ("how many years since 1990")."""
+    if ABOUT_YEARS.search(question):
+        return []
+    return [
+        found.group(0)
+        for pattern in unwritten_periods(question, evidence, ranks=False)
+        if (found := pattern.search(question)) is not None
+    ]
 
 
 class Replier:
@@ -65,6 +79,26 @@ class Replier:
         if state.get("kind") == "multihop" and not asks_two:
             evidence, hint = self._across_bridge(question, evidence, run)
         show_evidence(evidence, run.trace)
+        if state.get("kind") in ("compute", "aggregate"):
+            unseen = _periods_unwritten(question, evidence)
+            if unseen:
+                # "How many background checks did Texas have in December 2015?" over the
+                # report of November 2015: a query or a calculation over what the sources
+                # hold answers for another period.
+                run.trace.add(
+                    "answered",
+                    f"refused: the question asks about {', '.join(unseen)}, which no source "
+                    "shown writes",
+                    {"unwritten": unseen},
+                )
+                return refusal(
+                    run.request,
+                    run.trace,
+                    NOT_ANSWERED,
+                    mode="agent",
+                    standalone=question,
+                    thread=run.thread,
+                )
         compared = self._by_birth_dates(run, question, evidence) or self._by_each(
             run, question, evidence
         )

@@ -286,7 +286,9 @@ def _headings(evidence: Sequence[Evidence]) -> list[str]:
     return [" ".join((*e.chunk.locator.heading_path, Path(e.chunk.path).stem)) for e in evidence]
 
 
-def unwritten_periods(question: str, evidence: Sequence[Evidence]) -> list[re.Pattern[str]]:
+def unwritten_periods(
+    question: str, evidence: Sequence[Evidence], *, ranks: bool = True
+) -> list[re.Pattern[str]]:
     """The years, quarters, months and ranks a question names that no evidence writes, each as
     the pattern of its written forms: "How many ducks in 2018?" over a table of 2019 to 2024,
     "the revenue in April" over rows of January to March, "the 22nd most liveable city" over
@@ -303,7 +305,8 @@ def unwritten_periods(question: str, evidence: Sequence[Evidence]) -> list[re.Pa
     ]
     asked += [_written_part(*part) for part in dict.fromkeys(_parts_of_year(question))]
     asked += [written_month(month) for month in dict.fromkeys(_months_of(question))]
-    asked += [_written_ordinal(n) for n in dict.fromkeys(_ordinals_of(question))]
+    if ranks:  # without: "the 2nd most checks" asks a ranking, not a rank some source writes
+        asked += [_written_ordinal(n) for n in dict.fromkeys(_ordinals_of(question))]
     return [when for when in asked if not any(when.search(t) for t in [*everything, *headed])]
 
 
@@ -369,17 +372,26 @@ _MONTH_NAME = re.compile(rf"\b{MONTH}\b", re.IGNORECASE)
 
 
 def _months_of(question: str) -> list[str]:
-    """The months a question names as periods of their own ("in April", "Apr."), written out;
-    not a date's month ("December 31, 2022", "June 2023": sources write dates in many ways,
-    and a filing's excerpt may leave its header's date out), nor "May" opening the question."""
+    """The months a question names as periods of their own ("in April", "Apr.", "in December
+    2015"), written out; not a date's month ("December 31, 2022", "31 December 2019", "1st
+    July 2022": sources write dates in many ways, and a filing's excerpt may leave its
+    header's date out), nor "May" opening the question."""
     text = question.strip()
     return [
         month_name(found.group(0))
         for found in _MONTH_NAME.finditer(text)
         if found.group(0)[0].isupper()  # "may" is a verb
         and not (found.group(0) == "May" and found.start() == 0)
-        and not re.match(r"\.?[,/-]?\s*\d", text[found.end() :])
+        and not _DATED.search(text[: found.start()])
+        and (
+            not re.match(r"\.?[,/-]?\s*\d", text[found.end() :])
+            or re.match(r"\.?\s*(?:19|20)\d\d(?![\d,/-])", text[found.end() :])
+        )
     ]
+
+
+# A day written before a month: "31 December 2019", "the 1st July 2022".
+_DATED = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?\s*(?:of\s+)?$", re.IGNORECASE)
 
 
 _PART = re.compile(
