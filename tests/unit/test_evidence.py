@@ -453,6 +453,19 @@ def test_a_row_shows_first_the_figure_under_the_column_the_question_names() -> N
         "2170, Underlying Trading operating profit (b) is 2198, Sales (a) is 9335"
     )
     assert figures_first(row, content_words("Where is Zone AOA?")) == row  # no column named
+    # A plural header is named by its singular: "total background checks" names "Totals".
+    checks = "Row 48: State / Territory is Texas, Permit is 21,550, Totals is 146,982"
+    asked = content_words("How many total background checks did Texas have?")
+    assert figures_first(checks, asked) == (
+        "Row 48: State / Territory is Texas, Totals is 146,982, Permit is 21,550"
+    )
+    # Cut to its share, a long row keeps the figure asked: it moves up before the cut.
+    pairs = ", ".join(f"Column {n} is {n},000" for n in range(2, 24))
+    long_row = f"Table 1: Checks\nRow 48: State / Territory is Texas, {pairs}, Totals is 146,982"
+    table = Chunk("t", "s", "/docs/nics.pdf", long_row, Locator(page=1), Modality.TABLE)
+    question = "How many total background checks did Texas have?"
+    (shown,) = select_evidence([hit(table, 0.9)], question, words, budget=40)
+    assert "Totals is 146,982" in shown.text and len(shown.text.split()) < 40
     labelled = "Row 7: Net sales — 2019: 3,642, 2018: 3,507"
     assert figures_first(labelled, content_words("net sales in 2018")) == labelled
     chunk = Chunk("r", "s", "/docs/segments.xlsx", row, Locator(sheet="S"), Modality.TABLE)

@@ -307,6 +307,27 @@ def test_a_count_a_table_states_in_a_column_is_a_lookup(
     assert route(question, hits(Modality.TABLE, text)).kind == kind
 
 
+CHECKS = (
+    "Row 47: State / Territory is Tennessee, Permit is 9,509, Handgun is 28,815, Totals is "
+    "63,670\nRow 48: State / Territory is Texas, Permit is 21,550, Handgun is 56,941, Totals "
+    "is 146,982"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # A word of what is counted names a column alone ("Totals"), read in the row named.
+        ("How many total background checks did Texas have?", "lookup"),
+        ("How many total background checks were there?", "aggregate"),  # the column added up
+    ],
+)
+def test_a_count_of_a_column_named_by_one_word_in_one_row_is_a_lookup(
+    question: str, kind: str
+) -> None:
+    assert route(question, hits(Modality.TABLE, CHECKS)).kind == kind
+
+
 PSUS = (
     "| Grant date | Number of shares (thousands) | Fair value |\n| --- | --- | --- |\n"
     "| February 2016 | 547 | $ 42.01 |\n| October 2018 | 465 | $ 60.25 |"

@@ -254,10 +254,16 @@ def _without_stated_counts(question: str, hits: Sequence[Hit]) -> str:
         noun = _singular(counted.split()[-1])
         if noun in _PERIOD_NOUNS:  # "how many years did …" counts periods of a table
             return found.group(0)
+        # A word of what is counted that a numeric column is named by alone: "how many total
+        # background checks did Texas have" reads Texas's row under "Totals", when the
+        # question names that one row ("how many total goals were scored" adds the column up).
+        alone = {_singular(w) for w in counted.split()} & columns
         if _singular(counted) in columns or noun in headed:
             # Read off the row the question names, or added up over the rows it names ("how
             # many units are held in Lyon" over three rows of the warehouse Lyon).
             return found.group(0) if _rows_named(question, counted, hits) > 1 else " "
+        if alone and _rows_named(question, counted, hits) == 1:
+            return " "
         # A figure, not a year ("the 2019 and 2018 fiscal years"), then what is counted; not
         # a code's number ("A-101, Product is …" in a row sentence).
         said = re.compile(

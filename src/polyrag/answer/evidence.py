@@ -268,6 +268,8 @@ def select_evidence(
             text = assemble(hit.chunk, parent, terms, count_tokens, share - header)
         elif hit.chunk.modality is not Modality.TABLE:
             text = entries_first(text, terms)
+        else:  # before any cut: a long row keeps the figure under the column asked
+            text = rows_first(text, terms)
         cost = header + count_tokens(text)
         if cost > share:
             trim = _best_sentences
@@ -589,7 +591,9 @@ def figures_first(line: str, terms: set[str]) -> str:
     pairs = is_pairs(row.figures)
     if any(" is " not in pair for pair in pairs):
         return line
-    named = [content_words(pair.partition(" is ")[0]) for pair in pairs]
+    # Plurals as their singulars: "total background checks" names the column "Totals".
+    terms = _singulars(terms)
+    named = [_singulars(content_words(pair.partition(" is ")[0])) for pair in pairs]
     figure = [bool(FIGURE_CELL.match(pair.partition(" is ")[2])) for pair in pairs]
     score = [
         (len(terms & words), len(terms & words) / len(words)) if figure[i] and words else (0, 0.0)
@@ -599,6 +603,10 @@ def figures_first(line: str, terms: set[str]) -> str:
         return line
     order = sorted(range(len(pairs)), key=lambda i: (figure[i], -score[i][0], -score[i][1], i))
     return f"Row {row.number}: " + ", ".join(pairs[i] for i in order)
+
+
+def _singulars(words: set[str]) -> set[str]:
+    return {w[:-1] if w.endswith("s") and not w.endswith("ss") and len(w) > 3 else w for w in words}
 
 
 def assemble(
