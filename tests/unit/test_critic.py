@@ -1087,6 +1087,32 @@ def test_a_difference_of_two_named_rows_under_a_named_column() -> None:
         assert difference_of_rows(other, [rows]) is None
 
 
+def test_a_difference_between_two_entries_of_a_listing_is_found_by_their_names() -> None:
+    """A listing read from a PDF without ruling: the lines of the two payees the question
+    names, in any order of their names' words, give the amounts ending them."""
+    listing = Chunk(
+        "l1",
+        "senate",
+        "/docs/senate.pdf",
+        "PAYEE NAME OBLIGATION/SERVICE DESCRIPTION AMOUNT ($)\n"
+        "VELEZ-GREEN, ALEXANDER J LEGISLATIVE ASSISTANT FROM MAY 22 26,874.99\n"
+        "KISHI, DANIEL M LEGISLATIVE CORRESPONDENT FROM JUL. 15 11,188.87\n"
+        "KISHI, ANNA B INTERN 446.87",
+        Locator(page=1),
+    )
+    more = "How much more was paid to Alexander J Velez-Green than to Daniel M Kishi?"
+    assert difference_of_rows(more, [listing]) == (
+        "26874.99 - 11188.87",
+        "the amounts of Alexander J Velez-Green and Daniel M Kishi",
+    )
+    for other in (
+        "How much more was paid to Alexander J Velez-Green than to Kishi?",  # one word: no name
+        "How much was paid to Daniel M Kishi?",  # no difference asked
+        "How much more was paid to Alexander J Velez-Green than to John Doe?",  # no such line
+    ):
+        assert difference_of_rows(other, [listing]) is None
+
+
 def test_a_question_after_the_largest_one_ranks_the_groups_a_query_lists() -> None:
     """MAX(amount) per vendor lists each vendor's largest expense; "the largest single
     expense" is the first of them ranked (DataForge's 2,100, not the first row's 1,510)."""

@@ -273,9 +273,11 @@ class ToolCalls:
         self, question: str, outcome: ToolOutcome, context: ToolContext, run: Run
     ) -> ToolOutcome:
         """A difference between two rows the question names under a column it names ("the
-        difference between the totals of Indiana and Illinois"), computed by code from those
-        rows when the model's expression failed or did not take both their figures (it misread
-        Indiana's 130,333 as 129,190 twice). The first attempt stays in the trace."""
+        difference between the totals of Indiana and Illinois"), or between the amounts of two
+        entries of a listing it names ("How much more was paid to A than to B?"), computed by
+        code from those rows when the model's expression failed or did not take both their
+        figures (it misread Indiana's 130,333 as 129,190 twice, and "MAY 22 26,874.99" as
+        874.99). The first attempt stays in the trace."""
         named = critic.difference_of_rows(question, context.passages)
         if named is None:
             return outcome
@@ -291,7 +293,7 @@ class ToolCalls:
         run.trace.add("tool", f"calculator: {first}", outcome.to_dict())
         run.trace.add(
             "critic",
-            f"repair: the question names the rows and the column ({what}): {expression}",
+            f"repair: the question names the two figures to subtract ({what}): {expression}",
             {"verdict": "repair", "expression": expression},
         )
         return again

@@ -26,6 +26,7 @@ from polyrag.answer.numbers import (
     ASKS_POINTS,
     ASKS_RELATIVE,
     numbers_in_text,
+    parse_number,
     same_number,
     show,
 )
@@ -1456,7 +1457,7 @@ def difference_of_rows(question: str, chunks: Sequence[Chunk]) -> tuple[str, str
         if (words := _TOKEN.findall(h.lower())) and {w[:5] for w in words} <= asked
     ]
     if len(named) != 1:
-        return None
+        return _difference_of_entries(question, chunks) if not rows else None
     column = named[0]
     in_question = set(_TOKEN.findall(question.lower()))
     each = {label: set(_TOKEN.findall(label.lower())) for label in rows}
@@ -1475,6 +1476,46 @@ def difference_of_rows(question: str, chunks: Sequence[Chunk]) -> tuple[str, str
         return None
     (_, first, a), (_, second, b) = sorted(found)
     return f"{_plain(a)} - {_plain(b)}", f"{column} of {first} and {second}"
+
+
+# A listing's entry: a line ending in an amount ("KISHI, DANIEL M LEGISLATIVE CORRESPONDENT
+# FROM JUL. 15 11,188.87").
+_ENTRY_AMOUNT = re.compile(r"(?<![\w.,])[$€£]?(\(?\d{1,3}(?:,\d{3})*(?:\.\d{2})?\)?)$")
+# A name the question writes: capitalised words, initials and hyphenated parts ("Alexander J
+# Velez-Green").
+_NAME = re.compile(r"(?<!^)(?<![.?!] )\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+")
+
+
+def _difference_of_entries(question: str, chunks: Sequence[Chunk]) -> tuple[str, str] | None:
+    """For "How much more was paid to A than to B?" over a listing read from a PDF without
+    ruling: the subtraction of the amounts ending the one entry line each name writes in full
+    (every word of it, initials aside, in any order: "Velez-Green, Alexander J"), in the
+    order the question names them; None unless there are exactly two such names."""
+    entries = [
+        (line, found.group(1))
+        for chunk in chunks
+        for line in chunk.text.splitlines()
+        if (found := _ENTRY_AMOUNT.search(line.strip())) is not None
+    ]
+    taken = []
+    for name in _NAME.findall(question):
+        words = {w.lower() for w in re.findall(r"[\w'-]{2,}", name)}
+        lines = {
+            line
+            for line, _ in entries
+            if words <= {w.lower() for w in re.findall(r"[\w'-]{2,}", line)}
+        }
+        if len(lines) == 1:
+            (line,) = lines
+            amount = next(a for entry, a in entries if entry == line)
+            taken.append((name, amount))
+    if len(taken) != 2:
+        return None
+    (first, a), (second, b) = taken
+    x, y = parse_number(a), parse_number(b)
+    if x is None or y is None:
+        return None
+    return f"{_plain(x)} - {_plain(y)}", f"the amounts of {first} and {second}"
 
 
 def _plain(value: float) -> str:
