@@ -23,7 +23,7 @@ from polyrag.agent.critic import (
     without_preset,
 )
 from polyrag.agent.tools.base import ToolOutcome
-from polyrag.types import Chunk, Locator
+from polyrag.types import Chunk, Locator, Modality
 
 ROWS = Chunk(
     "cells", "s1", "/d/ducks.xlsx",
@@ -540,6 +540,27 @@ def test_operands_written_for_other_periods_than_the_question_asks_are_repaired(
     by_year = "What is the percentage change in PSUs granted from 2016 to 2018?"
     assert review(by_year, right, []).verdict == "accept"
     assert "346,453 is written for 2019" in review(by_year, wrong, []).why
+
+
+def test_a_total_over_a_span_of_years_takes_the_years_between() -> None:
+    """ "In total from 2019 to 2022" adds 2020 and 2021 too; a change from 2019 to 2022 takes
+    only its ends."""
+    chart = Chunk(
+        "c1",
+        "s1",
+        "/d/ducks.pptx",
+        "Table 1: Chart: Wild Duck Observations by Year\n"
+        "| Category | Freshwater Ducks | Saltwater Ducks |\n| --- | --- | --- |\n"
+        "| 2019 | 120 | 80 |\n| 2022 | 175 | 130 |\n| 2020 | 130 | 95 |\n| 2021 | 150 | 110 |",
+        Locator(slide=1),
+        Modality.TABLE,
+    )
+    total = "How many freshwater ducks were observed in total from 2019 to 2022?"
+    added = calculation("120 + 130 + 150 + 175", "120 + 130 + 150 + 175 = 575", chart)
+    assert review(total, added, []).verdict == "accept"
+    change = "By how much did the freshwater ducks increase from 2019 to 2022?"
+    across = calculation("150 - 120", "150 − 120 = 30", chart)
+    assert "150 is written for 2021" in review(change, across, []).why
 
 
 def test_percentage_points_are_a_difference_of_percentages() -> None:

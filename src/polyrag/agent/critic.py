@@ -1657,10 +1657,27 @@ _MONTH_YEAR = re.compile(rf"\b({MONTH})\.?\s+(?:\d{{1,2}},?\s+)?((?:19|20)\d\d)\
 
 
 def _periods(text: str) -> tuple[set[str], set[str]]:
-    """The months ("February 2016") and the years (with the months' years) a text names."""
+    """The months ("February 2016") and the years (with the months' years) a text names; a
+    total over a span names the years between its ends ("in total from 2019 to 2022" names
+    2020 and 2021 too), a change over it only its ends."""
     months = {f"{month_name(m.group(1))} {m.group(2)}" for m in _MONTH_YEAR.finditer(text)}
     years = set(re.findall(r"\b(?:19|20)\d\d\b", text))
+    if _ADDS_UP.search(text) and not _DIFFERENCE.search(text):
+        for span in _SPAN.finditer(text):
+            first, last = (int(span.group(i) or span.group(i + 2)) for i in (1, 2))
+            if 0 < last - first <= 50:
+                years |= {str(year) for year in range(first, last + 1)}
     return months, years
+
+
+_ADDS_UP = re.compile(
+    r"\b(?:total|sum|combined|altogether|cumulative|overall|average|mean)\b", re.IGNORECASE
+)
+_SPAN = re.compile(
+    r"\b(?:from|between)\s+((?:19|20)\d\d)\s+(?:to|and|through|until|till)\s+((?:19|20)\d\d)\b"
+    r"|\b((?:19|20)\d\d)\s*[-–]\s*((?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
 
 
 def _other_periods(
