@@ -20,6 +20,7 @@ from polyrag.agent.critic import (
     review,
     summed_not_counted,
     totals_per_label,
+    without_filtering_joins,
     without_preset,
 )
 from polyrag.agent.tools.base import ToolOutcome
@@ -294,6 +295,24 @@ def test_a_joined_table_nothing_reads_is_dropped_and_its_condition_kept() -> Non
     )
     assert drop_idle_joins("SELECT a.x, b.y FROM a JOIN b ON a.id = b.id") is None
     assert drop_idle_joins("SELECT SUM(x) FROM a JOIN b ON a.id = b.id") is None  # unqualified
+
+
+def test_a_query_joined_only_to_filter_is_tried_over_its_first_table() -> None:
+    """The year with the most saltwater ducks, asked of table_1, joined to a revenue chart
+    and filtered on it to nothing: the query over table_1 alone."""
+    query = (
+        "SELECT T1.category, T1.saltwater_ducks FROM table_1 AS T1 INNER JOIN table_2 AS T2 "
+        "ON T1.category = T2.category WHERE T2.y2026 LIKE '%2026%' AND T1.category > 2000 "
+        "ORDER BY T1.saltwater_ducks DESC LIMIT 1"
+    )
+    assert without_filtering_joins(query) == (
+        "SELECT T1.category, T1.saltwater_ducks FROM table_1 AS T1 WHERE T1.category > 2000 "
+        "ORDER BY T1.saltwater_ducks DESC LIMIT 1",
+        ["the join of table_2", "T2.y2026 LIKE '%2026%'"],
+    )
+    read = "SELECT T1.a, T2.b FROM t1 AS T1 JOIN t2 AS T2 ON T1.k = T2.k WHERE T2.x = 1"
+    assert without_filtering_joins(read) is None  # it selects the joined table's column
+    assert without_filtering_joins("SELECT a FROM t1 WHERE a = 1") is None  # nothing joined
 
 
 def test_how_many_of_a_column_adds_it_up() -> None:

@@ -236,9 +236,10 @@ class ToolCalls:
         """A query that found nothing, run again by code with its equalities on words as
         "contains" ("company = 'ProCourier'" over "ProCourier, Inc."); one that failed or found
         nothing, without the WHERE conditions on values the question never names; one that
-        picked its answer before ranking ("Which state had the most …?" over three example
-        rows), without that pick. The first repair that finds rows is taken; the first attempt
-        stays in the trace."""
+        found nothing through tables joined only to filter it, over its first table alone; one
+        that picked its answer before ranking ("Which state had the most …?" over three
+        example rows), without that pick. The first repair that finds rows is taken; the first
+        attempt stays in the trace."""
         asked = str(outcome.arguments.get("query", ""))
         tries: list[tuple[str, str, list[str]]] = []  # (query, why, conditions dropped)
         if outcome.ok and not critic.found_nothing(outcome.result):
@@ -255,6 +256,12 @@ class ToolCalls:
             if repaired is not None:
                 why = "the question names no value of " + "; ".join(repaired[1]) + ", so it ran"
                 tries.append((repaired[0], why + " without", repaired[1]))
+            single = critic.without_filtering_joins(asked) if outcome.ok else None
+            if single is not None:
+                why = "the tables joined only filtered it to nothing: ran without " + "; ".join(
+                    single[1]
+                )
+                tries.append((single[0], why, single[1]))
         for query, why, dropped in tries:
             again = self.toolbox.call("sql", {"query": query}, context)
             if not again.ok or critic.found_nothing(again.result):

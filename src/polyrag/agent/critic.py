@@ -562,6 +562,49 @@ def drop_idle_joins(query: str) -> tuple[str, list[str]] | None:
     return tree.sql(dialect="duckdb"), dropped
 
 
+def without_filtering_joins(query: str) -> tuple[str, list[str]] | None:
+    """For a query that found nothing: the query over its first table alone, and what was
+    dropped, when the tables joined to it serve only to filter it (their columns stand in
+    the join's condition and the WHERE, never in what is selected, grouped or ordered). A
+    small model joins a neighbouring table and filters on it ("… JOIN table_2 AS T2 ON
+    T1.category = T2.category WHERE T2.y2026 LIKE '%2026%'" for the year with the most
+    saltwater ducks in table_1). None for anything else, or a column of no named table."""
+    tree = _parsed(query)
+    if not isinstance(tree, exp.Select) or not tree.args.get("joins"):
+        return None
+    if any(s is not tree for s in tree.find_all(exp.Select)):
+        return None  # a subquery: left as written
+    joined = {
+        name
+        for join in tree.args["joins"]
+        for name in (join.this.alias_or_name, join.this.name)
+        if isinstance(join.this, exp.Table)
+    }
+    if not joined:
+        return None
+    where = tree.args.get("where")
+    kept_parts: list[exp.Expr] = []
+    dropped: list[str] = []
+    if where is not None:
+        parts = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+        for part in parts:
+            if any(c.table in joined for c in part.find_all(exp.Column)):
+                dropped.append(part.sql(dialect="duckdb"))
+            else:
+                kept_parts.append(part)
+    for column in tree.find_all(exp.Column):
+        if column.find_ancestor(exp.Join, exp.Where) is not None:
+            continue
+        if not column.table or column.table in joined:
+            return None  # what is selected, grouped or ordered reads a joined table
+    single = tree.copy()
+    single.set("joins", None)
+    single.set("where", exp.Where(this=exp.and_(*kept_parts)) if kept_parts else None)
+    tables = sorted({j.this.name for j in tree.args["joins"] if isinstance(j.this, exp.Table)})
+    dropped = [f"the join of {', '.join(tables)}", *dropped]
+    return single.sql(dialect="duckdb"), dropped
+
+
 def conditions_out_of_case(query: str) -> str | None:
     """ "SUM(CASE WHEN company = 'X' THEN no_of ELSE 0 END) FROM t" as "SUM(no_of) FROM t WHERE
     company = 'X'": the same figure, but the rows it rests on are then the rows cited, not
