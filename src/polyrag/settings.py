@@ -112,6 +112,14 @@ class RetrieveSettings(_Section):
         "('the balance sheet', 'inventory turnover'), candidates on the pages titled as that "
         "statement gain this much (0 turns it off).",
     )
+    entity_match: float = Field(
+        0.3,
+        ge=0,
+        description="When a question names things by capitalised names ('Microsoft "
+        "Corporation', 'San Diego') that some candidates write and most do not, the candidates "
+        "writing every such name gain this much: a row of a listing beats a summary table "
+        "that matches the question's other words (0 turns it off).",
+    )
 
 
 class AnswerSettings(_Section):

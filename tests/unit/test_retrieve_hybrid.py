@@ -11,7 +11,7 @@ import pytest
 from polyrag.errors import ConfigError
 from polyrag.index.store.lancedb import LanceStore
 from polyrag.retrieve.base import TIMING_KEYS
-from polyrag.retrieve.hybrid import HybridRetriever
+from polyrag.retrieve.hybrid import HybridRetriever, entity_names
 from polyrag.settings import RetrieveSettings
 from polyrag.types import Chunk, Filter, Hit, Locator, Modality
 
@@ -320,6 +320,41 @@ def test_the_file_a_question_names_comes_first(tmp_path: Path) -> None:
         named = retriever(store, embedder, name_match=0.3).search(question)
         assert ids(named.hits) == ["b", "a"]
         assert named.hits[0].score - named.hits[1].score == pytest.approx(0.3 * (2 / 3 - 1 / 3))
+    finally:
+        store.close()
+
+
+def test_a_chunk_writing_the_names_the_question_gives_comes_first(tmp_path: Path) -> None:
+    """A summary table matches "employees affected" and "layoff" in every chunk; the notice's
+    row is the one writing "Microsoft Corporation" and "San Diego", and comes first."""
+    texts = {
+        "s1": "Summary by Month: employees affected 2,839, permanent layoff 38",
+        "s2": "Summary by Month: employees affected 6,617, permanent layoff 52",
+        "s3": "Summary by Month: employees affected 4,864, permanent layoff 61",
+        "row": "WARN Report: Company is Microsoft Corporation, City is San Diego, No. Of is 129",
+    }
+    chunks = [
+        Chunk(chunk_id=k, source_id="warn", path="/warn-report.pdf", text=t, locator=Locator())
+        for k, t in texts.items()
+    ]
+    store = LanceStore(tmp_path / "entities", DIM, model="test-random")
+    try:
+        cosines = {"s1": 0.9, "s2": 0.88, "s3": 0.86, "row": 0.7}
+        store.replace(chunks, np.stack([_at_cosine(cosines[k], axis=1) for k in texts]))
+        question = "How many employees did Microsoft Corporation's layoff in San Diego affect?"
+        embedder = ScriptedEmbedder({question: _at_cosine(1.0, axis=1)})
+        plain = retriever(store, embedder, entity_match=0).search(question, mode="vector")
+        assert ids(plain.hits)[0] == "s1"
+        named = retriever(store, embedder, entity_match=0.3).search(question, mode="vector")
+        assert ids(named.hits)[0] == "row"
+        assert entity_names(question) == ["microsoft corporation", "san diego"]
+        # A name most candidates write tells none apart, nor does the file's own name.
+        for asked in (
+            "How many employees did the Summary by Month show?",
+            "How many employees does the Warn Report show?",
+        ):
+            same = ScriptedEmbedder({asked: _at_cosine(1.0, axis=1)})
+            assert ids(retriever(store, same).search(asked, mode="vector").hits)[0] == "s1"
     finally:
         store.close()
 

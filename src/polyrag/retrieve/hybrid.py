@@ -30,6 +30,7 @@ from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
+from pathlib import PurePath
 from typing import TypeVar
 
 import numpy as np
@@ -38,6 +39,7 @@ from polyrag.errors import ConfigError
 from polyrag.financial import STATEMENT_WORDS, needed_statements, titled_statements
 from polyrag.index.embed.base import Embedder
 from polyrag.index.store.base import Store
+from polyrag.months import month_number
 from polyrag.retrieve.base import TIMING_KEYS, RetrievalResult, SearchMode
 from polyrag.retrieve.fusion import convex_fusion, reciprocal_rank_fusion, unit_support
 from polyrag.retrieve.names import name_overlap, question_terms
@@ -162,6 +164,8 @@ class HybridRetriever:
             hits = _with_named_files_first(hits, query, settings.name_match)
         if pages or ends:
             hits = _with_named_pages_first(hits, pages, ends, settings.page_match)
+        if not per_source and settings.entity_match > 0:
+            hits = _with_named_entities_first(hits, query, settings.entity_match)
         if not per_source and settings.statement_match > 0:
             needed = needed_statements(query)
             if needed and mode != "vector":
@@ -479,6 +483,79 @@ def _with_needed_statements_first(hits: list[Hit], query: str, weight: float) ->
         return weight if on & needed else 0.0
 
     return _raised(hits, bonus)
+
+
+def _with_named_entities_first(hits: list[Hit], query: str, weight: float) -> list[Hit]:
+    """Hits writing every name the question gives that tells candidates apart raised by
+    `weight`: "Microsoft Corporation's layoff in San Diego" over a WARN report, whose summary
+    table matches "employees affected" and "layoff" in every chunk while the notice's row is
+    the one writing the company and the city. A name tells candidates apart when some write
+    it and at most half do, and the candidate's file name does not hold it (a library named
+    by company: "3M" names its filing, and every page of it is about 3M)."""
+    names = entity_names(query)
+    if not names or not hits:
+        return hits
+    texts = [" ".join(hit.chunk.text.lower().split()) for hit in hits]
+    telling = [
+        name
+        for name in names
+        if 0 < sum(name in text for text in texts) <= len(texts) // 2
+        and not any(name.replace(" ", "") in _stem_of(hit) for hit in hits)
+    ]
+    if not telling:
+        return hits
+    writes = {
+        hit.chunk.chunk_id
+        for hit, text in zip(hits, texts, strict=True)
+        if all(name in text for name in telling)
+    }
+    return _raised(hits, lambda hit: weight if hit.chunk.chunk_id in writes else 0.0)
+
+
+def _stem_of(hit: Hit) -> str:
+    return re.sub(r"[^a-z0-9]", "", PurePath(hit.chunk.path).stem.lower())
+
+
+# Capitalised words in a row, with initials, hyphens and "&": "Microsoft Corporation", "San
+# Diego", "TaylorMade Golf Company", "Velez-Green".
+_ENTITY = re.compile(r"\b[A-Z][\w'&.-]*(?:\s+(?:[A-Z][\w'&.-]*|&|(?:of|de|la|du)\b))*")
+_NOT_NAMES = frozenset(
+    {"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was",
+     "were", "did", "does", "do", "has", "have", "had", "the", "a", "an", "in", "on", "of",
+     "for", "according", "i", "by", "from", "to", "and", "or", "if", "can", "could", "should",
+     "would", "will", "please", "give", "list", "name", "tell", "show", "find", "inc", "ltd",
+     "llc", "co", "corp", "plc", "form", "item", "note", "notes", "table", "figure", "page",
+     "section", "part", "schedule", "exhibit", "chapter", "appendix", "slide", "sheet"}
+)  # fmt: skip
+# A word written as names are ("Diego", "TaylorMade"), not a code or an acronym ("USD",
+# "FY2018", "3M").
+_NAME_WORD = re.compile(r"^[A-Z][a-z]+[A-Za-z]*$")
+# Where a sentence starts: the question's start, or after its end or a colon.
+_SENTENCE_START = re.compile(r"(?:^|[.?!:;]\s+|\n\s*)$")
+
+
+def entity_names(question: str) -> list[str]:
+    """The names of two capitalised words or more a question gives, lower-cased, possessives
+    and question words aside: "How many employees did Microsoft Corporation's layoff in San
+    Diego affect?" → ["microsoft corporation", "san diego"]. Words opening a sentence, months,
+    acronyms and figures are no names."""
+    names = []
+    for found in _ENTITY.finditer(question):
+        if _SENTENCE_START.search(question[: found.start()]):
+            continue  # "Provide a response …", "Answer in USD millions": capitalised as a start
+        words = re.sub(r"['’]s\b", "", found.group(0)).strip(" .'-").split()
+        while words and words[0].lower() in _NOT_NAMES:
+            words = words[1:]
+        while words and words[-1].strip(".,").lower() in _NOT_NAMES:
+            words = words[:-1]
+        name = " ".join(words).strip(" .,").lower()
+        # Two words written as names are, at least: one capitalised word is as often a term
+        # written with a capital ("the Real change in Sales", "Free cashflow").
+        titled = {w.strip(".,") for w in words if _NAME_WORD.match(w.strip(".,"))}
+        if month_number(name) or len(titled) < 2:  # "Cash & Cash" is one word twice
+            continue
+        names.append(name)
+    return list(dict.fromkeys(names))
 
 
 def _raised(hits: list[Hit], bonus: Callable[[Hit], float]) -> list[Hit]:
