@@ -308,20 +308,17 @@ class TableDatabase:
         return _with_ties(_ordering_shown(self._without_totals(tree)))
 
     def _numbers_matched_as_text(self, tree: exp.Expression) -> exp.Expression:
-        """The query with a LIKE on a row-label column of numbers reading them as text:
-        "category LIKE '2019'" over a chart's years (DOUBLE) failed in DuckDB with a Binder
-        error three times in a row, and the tool was set aside. Only a table's first column,
-        where its rows' names stand: a LIKE on a measure ("freshwater_ducks LIKE '120'") is
-        an example row copied into the query, and its error leads code to drop it."""
+        """The query with a LIKE on a number column reading the number as text: "category
+        LIKE '2019'" over a chart's years (DOUBLE) failed in DuckDB with a Binder error three
+        times in a row, and the tool was set aside."""
         read = [self._by_name[t.name] for t in tree.find_all(exp.Table) if t.name in self._by_name]
-        numeric = {t.columns[0].name.lower() for t in read if t.columns and t.columns[0].numeric}
+        numeric = {c.name.lower() for table in read for c in table.columns if c.numeric}
         textual = {c.name.lower() for table in read for c in table.columns if not c.numeric}
         for match in list(tree.find_all(exp.Like, exp.ILike)):
             column = match.this
             name = column.name.lower() if isinstance(column, exp.Column) else ""
-            if name in numeric and name not in textual:  # 2019, not "2019.0"
-                text = exp.cast(column.copy(), "VARCHAR")
-                match.set("this", exp.func("regexp_replace", text, "'\\.0$'", "''"))
+            if name in numeric and name not in textual:
+                match.set("this", exp.cast(column.copy(), "VARCHAR"))
         return tree
 
     def _without_titled_conditions(self, tree: exp.Expression) -> exp.Expression:
