@@ -71,17 +71,6 @@ def test_an_aggregate_cites_the_rows_it_read(database: TableDatabase) -> None:
     assert chunk.locator.describe() == "'Duck Observations'!B5:C9"
 
 
-def test_a_like_on_a_number_column_reads_the_number_as_text(database: TableDatabase) -> None:
-    """DuckDB has no LIKE for a DOUBLE: the model's "freshwater_ducks LIKE '15%'" failed with
-    a Binder error, retried the same, and the tool was set aside."""
-    result = database.run(
-        "SELECT year FROM duck_observations WHERE freshwater_ducks LIKE '15%' AND year LIKE '2%'"
-    )
-    assert [tuple(row) for row in result.rows] == [("2021",)]
-    assert "CAST(freshwater_ducks AS TEXT) LIKE '15%'" in result.query
-    assert "year LIKE '2%'" in result.query  # a text column stays as written
-
-
 def test_a_difference_of_two_lookups_cites_just_those_rows(database: TableDatabase) -> None:
     result = database.run(
         "SELECT (SELECT freshwater_ducks FROM duck_observations WHERE year = '2023') - "

@@ -304,22 +304,7 @@ class TableDatabase:
                 known = ", ".join([*self._by_name, *self._views]) or "none"
                 raise SqlError(f"unknown table {table.name!r} (tables: {known})")
         tree = self._without_titled_conditions(self._read_by_period(tree))
-        tree = self._numbers_matched_as_text(tree)
         return _with_ties(_ordering_shown(self._without_totals(tree)))
-
-    def _numbers_matched_as_text(self, tree: exp.Expression) -> exp.Expression:
-        """The query with a LIKE on a number column reading the number as text: "category
-        LIKE '2019'" over a chart's years (DOUBLE) failed in DuckDB with a Binder error three
-        times in a row, and the tool was set aside."""
-        read = [self._by_name[t.name] for t in tree.find_all(exp.Table) if t.name in self._by_name]
-        numeric = {c.name.lower() for table in read for c in table.columns if c.numeric}
-        textual = {c.name.lower() for table in read for c in table.columns if not c.numeric}
-        for match in list(tree.find_all(exp.Like, exp.ILike)):
-            column = match.this
-            name = column.name.lower() if isinstance(column, exp.Column) else ""
-            if name in numeric and name not in textual:
-                match.set("this", exp.cast(column.copy(), "VARCHAR"))
-        return tree
 
     def _without_titled_conditions(self, tree: exp.Expression) -> exp.Expression:
         """The query without its conditions on a column no table read has, whose values the
