@@ -236,7 +236,8 @@ class ToolCalls:
         """A query that found nothing, run again by code with its equalities on words as
         "contains" ("company = 'ProCourier'" over "ProCourier, Inc."); one that failed or found
         nothing, without the WHERE conditions on values the question never names; one that
-        found nothing through tables joined only to filter it, over its first table alone; one
+        failed or found nothing through tables joined only to filter it, over its first table
+        alone; one
         that picked its answer before ranking ("Which state had the most …?" over three
         example rows), without that pick. The first repair that finds rows is taken; the first
         attempt stays in the trace."""
@@ -256,9 +257,10 @@ class ToolCalls:
             if repaired is not None:
                 why = "the question names no value of " + "; ".join(repaired[1]) + ", so it ran"
                 tries.append((repaired[0], why + " without", repaired[1]))
-            single = critic.without_filtering_joins(asked) if outcome.ok else None
+            single = critic.without_filtering_joins(asked)
             if single is not None:
-                why = "the tables joined only filtered it to nothing: ran without " + "; ".join(
+                why = "the tables joined only filter it, and it found nothing: ran without "
+                why = (why if outcome.ok else why.replace("found nothing", "failed")) + "; ".join(
                     single[1]
                 )
                 tries.append((single[0], why, single[1]))
