@@ -348,6 +348,8 @@ def test_a_chunk_writing_the_names_the_question_gives_comes_first(tmp_path: Path
         named = retriever(store, embedder, entity_match=0.3).search(question, mode="vector")
         assert ids(named.hits)[0] == "row"
         assert entity_names(question) == ["microsoft corporation", "san diego"]
+        owner = "How many did First Transit's San Bernardino notice affect? Answer in full."
+        assert entity_names(owner) == ["first transit", "san bernardino"]  # not "Answer in"
         # A name most candidates write tells none apart, nor does the file's own name.
         for asked in (
             "How many employees did the Summary by Month show?",

@@ -540,10 +540,18 @@ def entity_names(question: str) -> list[str]:
     Diego affect?" → ["microsoft corporation", "san diego"]. Words opening a sentence, months,
     acronyms and figures are no names."""
     names = []
+    # "First Transit's San Bernardino notice": two names, the owner's and the place's.
+    runs = []
     for found in _ENTITY.finditer(question):
-        if _SENTENCE_START.search(question[: found.start()]):
+        at = found.start()
+        for piece in re.split(r"(['’]s\s+)", found.group(0)):
+            if piece and not re.fullmatch(r"['’]s\s+", piece):
+                runs.append((at, piece))
+            at += len(piece)
+    for start, run in runs:
+        if _SENTENCE_START.search(question[:start]):
             continue  # "Provide a response …", "Answer in USD millions": capitalised as a start
-        words = re.sub(r"['’]s\b", "", found.group(0)).strip(" .'-").split()
+        words = re.sub(r"['’]s\b", "", run).strip(" .'-").split()
         while words and words[0].lower() in _NOT_NAMES:
             words = words[1:]
         while words and words[-1].strip(".,").lower() in _NOT_NAMES:
