@@ -1706,7 +1706,7 @@ def _periods(text: str) -> tuple[set[str], set[str]]:
     2020 and 2021 too), a change over it only its ends."""
     months = {f"{month_name(m.group(1))} {m.group(2)}" for m in _MONTH_YEAR.finditer(text)}
     years = set(re.findall(r"\b(?:19|20)\d\d\b", text))
-    if _ADDS_UP.search(text) and not _DIFFERENCE.search(text):
+    if _TOTAL_ASKED.search(text) and not _DIFFERENCE.search(text):
         for span in _SPAN.finditer(text):
             first, last = (int(span.group(i) or span.group(i + 2)) for i in (1, 2))
             if 0 < last - first <= 50:
@@ -1714,7 +1714,7 @@ def _periods(text: str) -> tuple[set[str], set[str]]:
     return months, years
 
 
-_ADDS_UP = re.compile(
+_TOTAL_ASKED = re.compile(
     r"\b(?:total|sum|combined|altogether|cumulative|overall|average|mean)\b", re.IGNORECASE
 )
 _SPAN = re.compile(
