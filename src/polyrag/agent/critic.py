@@ -566,10 +566,9 @@ def without_filtering_joins(query: str) -> tuple[str, list[str]] | None:
     """For a query that failed or found nothing: the query over its first table alone, and
     what was dropped, when the tables joined to it serve only to filter it (their columns
     stand in the join's condition and the WHERE, never in what is selected, grouped or
-    ordered). A
-    small model joins a neighbouring table and filters on it ("… JOIN table_2 AS T2 ON
-    T1.category = T2.category WHERE T2.y2026 LIKE '%2026%'" for the year with the most
-    saltwater ducks in table_1). None for anything else, or a column of no named table."""
+    ordered). A small model joins a neighbouring table and filters on it ("… JOIN table_2 AS
+    T2 ON T1.category = T2.category WHERE T2.y2026 LIKE '%2026%'" for the year with the most
+    saltwater ducks in table_1). None for anything else, or for a column naming no table."""
     tree = _parsed(query)
     if not isinstance(tree, exp.Select) or not tree.args.get("joins"):
         return None
