@@ -16,11 +16,12 @@ from typing import Literal
 import sqlglot
 from sqlglot import exp
 
+from polyrag.agent.questions import full_names
 from polyrag.agent.route import MORE_THAN
 from polyrag.agent.tools.base import ToolOutcome
 from polyrag.agent.tools.calculator import FREE_CONSTANTS
 from polyrag.agent.tools.sql import NOTE
-from polyrag.answer.evidence import content_words
+from polyrag.answer.evidence import AMOUNT_AT_END, content_words
 from polyrag.answer.numbers import (
     ASKS_AMOUNT,
     ASKS_POINTS,
@@ -1521,37 +1522,27 @@ def difference_of_rows(question: str, chunks: Sequence[Chunk]) -> tuple[str, str
     return f"{_plain(a)} - {_plain(b)}", f"{column} of {first} and {second}"
 
 
-# A listing's entry: a line ending in an amount ("KISHI, DANIEL M LEGISLATIVE CORRESPONDENT
-# FROM JUL. 15 11,188.87").
-_ENTRY_AMOUNT = re.compile(r"(?<![\w.,])[$€£]?(\(?\d{1,3}(?:,\d{3})*(?:\.\d{2})?\)?)$")
-# A name the question writes: capitalised words, initials and hyphenated parts ("Alexander J
-# Velez-Green").
-_NAME = re.compile(r"(?<!^)(?<![.?!] )\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+")
-
-
 def _difference_of_entries(question: str, chunks: Sequence[Chunk]) -> tuple[str, str] | None:
     """For "How much more was paid to A than to B?" over a listing read from a PDF without
     ruling: the subtraction of the amounts ending the one entry line each name writes in full
     (every word of it, initials aside, in any order: "Velez-Green, Alexander J"), in the
     order the question names them; None unless there are exactly two such names."""
-    entries = [
-        (line, found.group(1))
+    amounts = {
+        line: found.group(0)
         for chunk in chunks
         for line in chunk.text.splitlines()
-        if (found := _ENTRY_AMOUNT.search(line.strip())) is not None
-    ]
+        if (found := AMOUNT_AT_END.search(line.strip())) is not None
+    }
     taken = []
-    for name in _NAME.findall(question):
+    for name in full_names(question):
         words = {w.lower() for w in re.findall(r"[\w'-]{2,}", name)}
-        lines = {
+        lines = [
             line
-            for line, _ in entries
+            for line in amounts
             if words <= {w.lower() for w in re.findall(r"[\w'-]{2,}", line)}
-        }
+        ]
         if len(lines) == 1:
-            (line,) = lines
-            amount = next(a for entry, a in entries if entry == line)
-            taken.append((name, amount))
+            taken.append((name, amounts[lines[0]]))
     if len(taken) != 2:
         return None
     (first, a), (second, b) = taken

@@ -271,7 +271,7 @@ def names_written(question: str, hits: Sequence[Hit]) -> str:
     passages writes every one of them, as the question does or surname first as a listing
     does ("ENGLERT, PAYTON A" for "Payton Englert"); "" otherwise. A single word ("West",
     "April") is no evidence: every document has some."""
-    names = _full_names(question)
+    names = full_names(question)
     if not names:
         return ""
     patterns = [re.compile(rf"(?<!\w){_name_written(name)}(?!\w)", re.IGNORECASE) for name in names]
@@ -296,7 +296,7 @@ def name_beside_figure(question: str, reply: str, passages: Sequence[str]) -> st
     if len(added) != 1:
         return ""
     (figure,) = added
-    for name in _full_names(question):
+    for name in full_names(question):
         # The name, at most three words of its line (a middle initial, a title), the figure.
         pattern = re.compile(
             rf"(?<!\w){_name_written(name)}(?:\s+[^\W\d]+\.?){{0,3}}\s+"
@@ -321,7 +321,7 @@ def unwritten_names(question: str, texts: Sequence[str]) -> list[str]:
     opening = question.lstrip()
     lower = set(re.findall(r"\b[^\W\d_A-Z]+\b", " ".join([question, *texts])))
     names = []
-    for name in _full_names(opening):
+    for name in full_names(opening):
         shown = name.split()[1:] if opening.startswith(name) else name.split()
         while shown and shown[0].lower() in _CONNECTORS:
             shown.pop(0)
@@ -501,7 +501,7 @@ def _word_families(text: str) -> set[int]:
     return {i for i, family in enumerate(_FAMILIES) if family & words}
 
 
-def _full_names(question: str) -> list[str]:
+def full_names(question: str) -> list[str]:
     """The question's names of two words or more, without a possessive ("Payton Englert")."""
     return [re.sub(r"['’]s$", "", n) for n in names_in(question) if len(n.split()) >= 2]
 

@@ -294,7 +294,7 @@ def select_evidence(
 
 _ROW_LINE = re.compile(r"^(?:Row \d+: |\|)")
 # A line ending in an amount: an entry of a listing ("… STAFF ASSISTANT 25,499.96").
-_AMOUNT_AT_END = re.compile(r"(?<![\w.,])[$€£]?\(?\d{1,3}(?:,\d{3})*(?:\.\d{2})?\)?$")
+AMOUNT_AT_END = re.compile(r"(?<![\w.,])[$€£]?\(?\d{1,3}(?:,\d{3})*(?:\.\d{2})?\)?$")
 _HAS_FIGURE = re.compile(r"(?<![\w.])[(-]?[$€£]?\d[\d,]*(?:\.\d+)?\)?%?(?![\w.])")
 _TABLE_SHARE = 160  # tokens a long table's rows may take, even when the even share is less
 _TABLE_REACH = 40  # chunks before and after a table hit searched for the rest of its table
@@ -468,12 +468,12 @@ def _listing(text: str) -> tuple[list[str], int, int] | None:
     """A listing's lines (see `entries_first`) with the index of its first entry and the end
     of its whole entries (the last line may be cut short), or None."""
     lines = text.split("\n")
-    first = next((i for i, line in enumerate(lines) if _AMOUNT_AT_END.search(line)), None)
+    first = next((i for i, line in enumerate(lines) if AMOUNT_AT_END.search(line)), None)
     if first is None:
         return None
-    end = len(lines) if _AMOUNT_AT_END.search(lines[-1]) else len(lines) - 1
+    end = len(lines) if AMOUNT_AT_END.search(lines[-1]) else len(lines) - 1
     whole = lines[first:end]
-    if len(whole) < 3 or not all(_AMOUNT_AT_END.search(line) for line in whole):
+    if len(whole) < 3 or not all(AMOUNT_AT_END.search(line) for line in whole):
         return None
     return lines, first, end
 
@@ -783,7 +783,7 @@ def _best_sentences(
     for a, b in sentence_spans(text, wrapped=True):
         sentence = " ".join(text[a:b].split()) if separator == "\n" else text[a:b]
         cost = count_tokens(sentence)
-        entry = separator == "\n" and _AMOUNT_AT_END.search(sentence) is not None
+        entry = separator == "\n" and AMOUNT_AT_END.search(sentence) is not None
         if cost > budget // 2 and not (entry and cost <= budget):
             sentences += [sentence[c:d] for c, d in split_long(sentence, budget // 2, count_tokens)]
         else:
