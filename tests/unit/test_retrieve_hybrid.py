@@ -350,6 +350,14 @@ def test_a_chunk_writing_the_names_the_question_gives_comes_first(tmp_path: Path
         assert entity_names(question) == ["microsoft corporation", "san diego"]
         owner = "How many did First Transit's San Bernardino notice affect? Answer in full."
         assert entity_names(owner) == ["first transit", "san bernardino"]  # not "Answer in"
+        # A question word opening the question is no part of the name that follows it.
+        assert entity_names("Which Best Buy store in Saint Paul closed?") == [
+            "best buy",
+            "saint paul",
+        ]
+        assert entity_names("Did General Motors report it? Provide a response.") == [
+            "general motors"
+        ]
         # A name most candidates write tells none apart, nor does the file's own name.
         for asked in (
             "How many employees did the Summary by Month show?",

@@ -537,8 +537,9 @@ _SENTENCE_START = re.compile(r"(?:^|[.?!:;]\s+|\n\s*)$")
 def entity_names(question: str) -> list[str]:
     """The names of two capitalised words or more a question gives, lower-cased, possessives
     and question words aside: "How many employees did Microsoft Corporation's layoff in San
-    Diego affect?" → ["microsoft corporation", "san diego"]. Words opening a sentence, months,
-    acronyms and figures are no names."""
+    Diego affect?" → ["microsoft corporation", "san diego"]. Words opening a sentence are no
+    name ("Provide a response"), but what follows a question word is ("Which Best Buy store");
+    months, acronyms and figures are none either."""
     names = []
     # "First Transit's San Bernardino notice": two names, the owner's and the place's.
     runs = []
@@ -549,10 +550,12 @@ def entity_names(question: str) -> list[str]:
                 runs.append((at, piece))
             at += len(piece)
     for start, run in runs:
-        if _SENTENCE_START.search(question[:start]):
-            continue  # "Provide a response …", "Answer in USD millions": capitalised as a start
         words = re.sub(r"['’]s\b", "", run).strip(" .'-").split()
-        while words and words[0].lower() in _NOT_NAMES:
+        if _SENTENCE_START.search(question[:start]) and (
+            not words or words[0].lower() not in _NOT_NAMES
+        ):
+            continue  # "Provide a response …", "Answer in USD millions": capitalised as a start
+        while words and words[0].lower() in _NOT_NAMES:  # "Which Best Buy store …"
             words = words[1:]
         while words and words[-1].strip(".,").lower() in _NOT_NAMES:
             words = words[:-1]
