@@ -11,6 +11,7 @@ from polyrag.answer.evidence import (
     figures_first,
     label,
     named_numbers,
+    numbered_names,
     render,
     rows_first,
     select_evidence,
@@ -553,6 +554,25 @@ def test_a_row_is_found_by_the_number_in_its_first_cell() -> None:
     question = "What was the corrosion rate with 6 g of inhibitor?"
     (evidence,) = select_evidence([hit(rows[0], 0.9)], question, words, 40, parents=lookup(chunks))
     assert "Dose (g) is 6, Corrosion rate (mm/year) is 60" in evidence.text.splitlines()[1]
+
+
+def test_a_row_and_a_column_are_found_by_a_name_with_a_number() -> None:
+    """A chart's data: "Series 2 for Category 3" names the row of Category 3 and the column
+    of Series 2, which their words alone do not tell from the others (the model read Series
+    1's 3.5 for 1.8)."""
+    rows = [
+        "Row 2: Category is Category 1, Series 1 is 4.3, Series 2 is 2.4, Series 3 is 2",
+        "Row 3: Category is Category 2, Series 1 is 2.5, Series 2 is 4.4, Series 3 is 2",
+        "Row 4: Category is Category 3, Series 1 is 3.5, Series 2 is 1.8, Series 3 is 3",
+    ]
+    question = "What is the value of Series 2 for Category 3 in the chart?"
+    terms = content_words(question) | numbered_names(question)
+    shown = rows_first("Table 1: Chart\n" + "\n".join(rows), terms).splitlines()
+    assert (
+        shown[1] == "Row 4: Category is Category 3, Series 2 is 1.8, Series 1 is 3.5, Series 3 is 3"
+    )
+    assert rows_first("\n".join(rows), content_words(question)) == "\n".join(rows)  # a tie
+    assert numbered_names("Series 2 for Category 3, in 2019") == {"series 2", "category 3"}
 
 
 def test_no_names_the_row_of_zero() -> None:

@@ -114,6 +114,21 @@ def named_numbers(question: str, *, none: bool = True) -> set[str]:
     return keys
 
 
+# A name made of a word and a number: "Category 3", "Series 2", "Zone 1", "Code 660".
+_NUMBERED_NAME = re.compile(r"\b([A-Za-z][A-Za-z-]*)\s+(\d{1,4})\b(?![.,]\d)")
+
+
+def numbered_names(text: str) -> set[str]:
+    """The names of a word and a number a text gives, lower-cased ("category 3"): content
+    words drop the number (one letter), and then "Category 3" names every category's row and
+    "Series 2" every series' column alike."""
+    return {
+        f"{word.lower()} {number}"
+        for word, number in _NUMBERED_NAME.findall(text)
+        if word.lower() not in _STOP
+    }
+
+
 def row_name(line: str) -> str | None:
     """What names a table row: a row sentence's label, or its first cell's value when it has
     no label ("Dose (g) is 6, …" → "6"), or a Markdown row's first cell; None for any other
@@ -202,7 +217,12 @@ def select_evidence(
     """
     chosen: list[Evidence] = []
     left = budget
-    terms = content_words(question) | named_numbers(question) | field_words(question)
+    terms = (
+        content_words(question)
+        | named_numbers(question)
+        | numbered_names(question)
+        | field_words(question)
+    )
     candidates: list[Hit] = []
     floor = min_relative_score * max((hit.score for hit in hits), default=0.0)
     for hit in hits:  # the same passage in two files (a CSV and its XLSX) is shown once
@@ -423,21 +443,24 @@ def _closeness(terms: set[str], named: set[str]) -> tuple[int, int]:
     "Net deferred tax asset before valuation allowance", asked for the net deferred tax
     asset). Rows the question does not name keep their order."""
     shared = len(terms & named)
-    extra = [word for word in named - terms if not word.isdigit()]  # a row's figures are no name
+    # A row's figures are no name, nor is a name with a number the question does not give.
+    extra = [word for word in named - terms if not word.isdigit() and " " not in word]
     return -shared, len(extra) if shared else 0
 
 
 def _named_by(line: str) -> set[str]:
     """What a table row is named by: its label's words, or in a row without a label (and in a
-    Markdown row) its cells' words, and the number in its first cell (`row_key`). Not the
+    Markdown row) its cells' words, the number in its first cell (`row_key`) and the name of
+    a word and a number it starts with ("Category 3", `numbered_names`). Not the
     column names a row sentence repeats: every row says "Saltwater Ducks is …", and the row
     of 2021 was no nearer to "How many saltwater ducks … in 2021?" than the others."""
     row = read_row_sentence(line)
+    key = row_key(line) | numbered_names(row_name(line) or "")  # "Category 3"
     if row is None:
-        return content_words(line) | row_key(line)
+        return content_words(line) | key
     if row.labelled:
-        return content_words(row.label) | row_key(line)
-    return content_words(" ".join(value for _, value in row.pairs())) | row_key(line)
+        return content_words(row.label) | key
+    return content_words(" ".join(value for _, value in row.pairs())) | key
 
 
 def entries_first(text: str, terms: set[str]) -> str:
@@ -593,7 +616,10 @@ def figures_first(line: str, terms: set[str]) -> str:
         return line
     # Plurals as their singulars: "total background checks" names the column "Totals".
     terms = _singulars(terms)
-    named = [_singulars(content_words(pair.partition(" is ")[0])) for pair in pairs]
+    named = [
+        _singulars(content_words(header)) | (numbered_names(header) & terms)  # "Series 2"
+        for header in (pair.partition(" is ")[0] for pair in pairs)
+    ]
     figure = [bool(FIGURE_CELL.match(pair.partition(" is ")[2])) for pair in pairs]
     score = [
         (len(terms & words), len(terms & words) / len(words)) if figure[i] and words else (0, 0.0)
