@@ -152,6 +152,23 @@ def test_a_fitting_query_is_accepted() -> None:
     assert review("How many ducks in 2019?", good, []).verdict == "accept"
 
 
+def test_a_figure_taken_from_itself_is_repaired() -> None:
+    """ "How much faster was OTSL than HTML?" written as one row's time minus itself: 0
+    whatever the table holds. A difference of two rows' figures stands."""
+    itself = sql(
+        "SELECT inference_time - inference_time FROM t WHERE language ILIKE '%OTSL%'",
+        "(inference_time - inference_time) = 0",
+    )
+    verdict = review("How much faster was OTSL's inference than HTML's?", itself, [])
+    assert verdict.verdict == "repair" and "inference_time - inference_time" in verdict.why
+    rows = sql(
+        "SELECT (SELECT inference_time FROM t WHERE language = 'HTML') - (SELECT "
+        "inference_time FROM t WHERE language = 'OTSL')",
+        "x = 2.66",
+    )
+    assert "against itself" not in review("How much faster was OTSL?", rows, []).why
+
+
 def test_a_percentage_needs_a_division() -> None:
     added = calculation("120 + 255", "120 + 255 = 375")
     assert review("What percentage of ducks were counted in 2019?", added, []).verdict == "repair"
@@ -333,6 +350,26 @@ def test_how_many_of_a_column_adds_it_up() -> None:
         ["stanley_cups"],
     )
     assert summed_not_counted("How many teams are there?", rows_counted, numeric) is None
+
+
+def test_how_many_of_a_listed_thing_adds_up_its_quantity() -> None:
+    """A receipt lists each item once with its quantity: the lunches ordered are the
+    quantity of the Lunch row, not the one row counted. A count of sales of a product is a
+    count of rows."""
+
+    def numeric(table: str) -> list[str]:
+        return ["quantity"] if table == "table_1" else []
+
+    counted = "SELECT COUNT(*) FROM table_1 WHERE item_description ILIKE '%Lunch%'"
+    assert summed_not_counted("How many lunches were ordered?", counted, numeric) == (
+        "SELECT SUM(\"quantity\") FROM table_1 WHERE item_description ILIKE '%Lunch%'",
+        ["quantity"],
+    )
+    sales = "SELECT COUNT(*) FROM table_1 WHERE item_description = 'Lunch'"
+    assert summed_not_counted("How many sales of Lunch were recorded?", sales, numeric) is None
+    assert summed_not_counted("How many lunches were ordered?", counted, lambda _t: []) is None
+    priced = lambda _table: ["price"]  # noqa: E731 - no quantity column: rows are counted
+    assert summed_not_counted("How many lunches were ordered?", counted, priced) is None
 
 
 def test_a_count_of_none_found_nothing() -> None:

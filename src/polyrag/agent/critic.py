@@ -175,6 +175,14 @@ def _review_sql(question: str, outcome: ToolOutcome) -> Review:
             "WHERE clause against the example rows (text is compared with ILIKE '%word%')"
             + "".join(f"; {note}" for note in notes),
         )
+    itself = _against_itself(query)
+    if itself:
+        return Review(
+            "repair",
+            f"the query computes {itself}, a figure against itself in the same row, which is "
+            "the same whatever the rows hold: take the figure from each row the question "
+            "compares (one subquery per row) and compute with those",
+        )
     # Compared by their first letters, plurals as their singulars: "started" is the column
     # start_year, "items" the column "Item Description".
     terms = {_stem(w) for w in content_words(question) - _GENERIC}
@@ -309,6 +317,20 @@ def _conditions_missing(question: str, query: str, backing: Sequence[Chunk]) -> 
         if years and set(years) < columns:
             missing.append(f"period IN ({', '.join(repr(y) for y in years)})")
     return " AND ".join(missing)
+
+
+def _against_itself(query: str) -> str:
+    """A difference or a ratio of a figure with itself ("inference_time - inference_time"),
+    always 0 or 1: the model's query for how much faster one row is than another, written
+    over one row. Returns that part of the query, or ""."""
+    tree = _parsed(query)
+    if tree is None:
+        return ""
+    for node in tree.find_all(exp.Sub, exp.Div):
+        left, right = node.left, node.right
+        if not isinstance(left, exp.Literal) and left == right:
+            return node.sql(dialect="duckdb")
+    return ""
 
 
 def _aggregate_not_used(question: str, query: str) -> tuple[str, str] | None:
@@ -662,9 +684,13 @@ def summed_not_counted(
         if isinstance(column, exp.Star):
             select = count.find_ancestor(exp.Select)
             source = _read_table(select) if select else None
-            if source is None:
+            if select is None or source is None:
                 continue
             named = [c for c in numeric(source.name) if _names_column(c, wanted)]
+            if not named and _counts_the_rows_thing(asked.group(1), select):
+                # "How many lunches were ordered?" over a receipt's rows, one per item with
+                # its quantity: the lunches are the quantity of the row of Lunch.
+                named = [c for c in numeric(source.name) if _QUANTITY.search(_spaced(c))]
             if len(named) != 1:
                 continue
             count.replace(exp.Sum(this=exp.column(named[0], quoted=True)))
@@ -678,6 +704,36 @@ def summed_not_counted(
     if not changed:
         return None
     return tree.sql(dialect="duckdb"), changed
+
+
+# A column holding how many of a row's thing there are.
+_QUANTITY = re.compile(r"^(?:quantity|qty|units|unit count|pieces|pcs|count|number of units)$")
+
+
+def _spaced(column: str) -> str:
+    return " ".join(_TOKEN.findall(column.lower().replace("_", " ")))
+
+
+def _counts_the_rows_thing(counted: str, select: exp.Select) -> bool:
+    """Whether the thing "how many" counts is what the query's rows are picked by: "lunches
+    were ordered" over WHERE item ILIKE '%Lunch%', not "sales of Widget C" over WHERE
+    product = 'Widget C' (a count of sales is a count of rows)."""
+    where = select.args.get("where")
+    words = _TOKEN.findall(counted.lower())
+    if where is None or not words:
+        return False
+    first = words[0]
+    for literal in where.find_all(exp.Literal):
+        if not literal.is_string:
+            continue
+        value = _TOKEN.findall(literal.this.lower().replace("%", " "))
+        if value and first in {value[0], value[0] + "s", value[0] + "es"}:
+            return all(_plural_in(word, words) for word in value)
+    return False
+
+
+def _plural_in(word: str, words: list[str]) -> bool:
+    return any(w in {word, word + "s", word + "es"} for w in words)
 
 
 def totals_per_label(
