@@ -165,6 +165,22 @@ def test_a_computation_for_a_period_no_source_writes_is_refused(tmp_path: Path) 
     assert not answer.refused  # type: ignore[attr-defined]
 
 
+def test_a_computed_sum_of_money_no_source_writes_is_refused(tmp_path: Path) -> None:
+    """ "How much was paid in total for the ducks?" summed over counts of ducks (the query
+    names its result "total_amount_paid"): no passage writes a price, a currency or an
+    amount, so the sum is of other things. Refused before the reply is written."""
+    query = sql("SELECT SUM(freshwater_ducks) AS total_amount_paid FROM duck_observations")
+    reply = "In total 405 was paid [1]."
+    agent, chat = make_agent(tmp_path, [query, reply])
+    answer, trace = ask(agent, "How much was paid in total for the freshwater ducks?", "aggregate")
+    assert answer.refused and answer.refusal_reason == NOT_ANSWERED  # type: ignore[attr-defined]
+    assert steps_named(trace, "answered") == [
+        "refused: the question asks for money (paid) and no passage writes a price, a "
+        "currency or an amount"
+    ]
+    assert len(chat.asked) == 1  # the query's decision; no reply was written
+
+
 def test_a_failing_query_is_retried_with_its_error_and_the_answer_cites_cells(
     tmp_path: Path,
 ) -> None:

@@ -29,7 +29,7 @@ from polyrag.agent.grounding import (
 from polyrag.agent.questions import AGES, bridge_of, older_by_dates
 from polyrag.agent.run import PER_ROUND, Run
 from polyrag.agent.state import AgentState, hit_from_dict, outcome_from_dict
-from polyrag.agent.steps import YES_NO, Steps
+from polyrag.agent.steps import YES_NO, Steps, money_unwritten
 from polyrag.agent.trace import Trace
 from polyrag.answer.evidence import Evidence, label, render, title
 from polyrag.answer.prompts import prompt
@@ -81,15 +81,24 @@ class Replier:
         show_evidence(evidence, run.trace)
         if state.get("kind") in ("compute", "aggregate"):
             unseen = _periods_unwritten(question, evidence)
-            if unseen:
+            # A tool's result is named by the model ("total_amount_paid = 4"): only the
+            # passages say whether the sources hold money at all.
+            money = money_unwritten(question, [item for item in evidence if not item.derived])
+            if unseen or money:
                 # "How many background checks did Texas have in December 2015?" over the
                 # report of November 2015: a query or a calculation over what the sources
-                # hold answers for another period.
+                # hold answers for another period. "The total amount paid" over a receipt
+                # of quantities: a sum of other things.
+                why = (
+                    f"the question asks about {', '.join(unseen)}, which no source shown writes"
+                    if unseen
+                    else f"the question asks for money ({money}) and no passage writes a "
+                    "price, a currency or an amount"
+                )
                 run.trace.add(
                     "answered",
-                    f"refused: the question asks about {', '.join(unseen)}, which no source "
-                    "shown writes",
-                    {"unwritten": unseen},
+                    f"refused: {why}",
+                    {"unwritten": unseen} if unseen else {"asked": money},
                 )
                 return refusal(
                     run.request,

@@ -464,20 +464,26 @@ def _refused_by_code(
             f"write {', '.join(written[:3])}",
             {"asked": years, "written": written[:10]},
         )
-    asked = _ASKS_MONEY.search(question)
-    if (
-        asked
-        and not verdict.computed
-        and not any(_WRITES_MONEY.search(item.text) for item in evidence)
-    ):
+    asked = money_unwritten(question, evidence)
+    if asked and not verdict.computed:
         # "What is the price of the cake?" over a receipt that lists quantities only: its "1"
         # became "$1.00". No passage shown writes a price, a currency or an amount.
         return (
-            f"the question asks for money ({asked.group(0)}) and no passage writes a price, a "
+            f"the question asks for money ({asked}) and no passage writes a price, a "
             "currency or an amount",
-            {"asked": asked.group(0)},
+            {"asked": asked},
         )
     return None
+
+
+def money_unwritten(question: str, passages: Sequence[Evidence]) -> str:
+    """The words by which a question asks for an amount of money ("price", "paid") when no
+    passage writes a price, a currency or an amount, or "": then any figure given for it
+    is another thing's (a receipt's quantities summed as "the total amount paid")."""
+    asked = _ASKS_MONEY.search(question)
+    if asked is None or any(_WRITES_MONEY.search(item.text) for item in passages):
+        return ""
+    return asked.group(0)
 
 
 def _holding(
