@@ -293,6 +293,9 @@ def test_filters_on_values_the_question_never_names_are_dropped() -> None:
 def test_filters_the_question_names_are_kept() -> None:
     kept = "SELECT n FROM t WHERE year = 2019 AND kind ILIKE '%duck%' AND period = 'FY2019'"
     assert drop_unnamed_filters("How many ducks in fiscal 2019?", kept) is None
+    # A possessive names its owner.
+    owners = "SELECT a FROM t WHERE layers = 6 AND language LIKE '%OTSL%' AND name LIKE '%HTML%'"
+    assert drop_unnamed_filters("Was OTSL's faster than HTML’s with 6 layers?", owners) is None
     mixed = "SELECT n FROM t WHERE year = 2019 AND kind ILIKE '%geese%'"
     assert drop_unnamed_filters("How many ducks in 2019?", mixed) == (
         "SELECT n FROM t WHERE year = 2019",

@@ -1011,7 +1011,9 @@ def _names_column(name: str, wanted: set[str]) -> bool:
 
 
 def _named_words(question: str) -> set[str]:
-    words = set(_TOKEN.findall(question.lower()))
+    # A possessive names its owner: "OTSL's inference" names the rows of OTSL.
+    words = set(_TOKEN.findall(question.lower().replace("’", "'")))
+    words |= {w.removesuffix("'s") for w in words}
     return words | {w.rstrip("s") for w in words} | set(re.findall(r"\d{2,}", question))
 
 
