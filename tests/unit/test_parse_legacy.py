@@ -28,7 +28,7 @@ needs_soffice = pytest.mark.skipif(
         ("docx/unstructured__fake.doc", "doc", "Lorem ipsum dolor sit amet."),
         ("docx/docling__legacy_sample.doc", "doc", "Swimming in the lake"),
         ("pptx/unstructured__fake-power-point.ppt", "ppt", "Adding a Bullet Slide"),
-        ("xlsx/unstructured__tests-example.xls", "xls", "Row 3: MC is TF"),
+        ("xlsx/unstructured__tests-example.xls", "xls", "Row 3: Column 1 is TF"),
     ],
 )
 def test_corpus_legacy_files_are_converted_and_parsed(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import shutil
 from pathlib import Path
 
 import openpyxl
@@ -116,6 +117,31 @@ def test_emoji_tsv_keeps_the_emoji() -> None:
 
 
 @needs_corpus
+def test_a_table_without_column_names_starts_with_its_first_record() -> None:
+    """A first line holding figures is a record ("Widget A, 10, 250.00"), not the names of
+    the columns: it was read as "10 is 3" for every row below. Columns numbered "1, 2, 3"
+    stay a header."""
+    data = b"Widget A,2023-01-05,10,250.00\nWidget B,2023-01-06,3,75.00\n"
+    assert rows_of(SpreadsheetParser().parse(data, name="sales.csv").blocks) == [
+        "Row 1: Column 1 is Widget A, Column 2 is 2023-01-05, Column 3 is 10, Column 4 is 250.00",
+        "Row 2: Column 1 is Widget B, Column 2 is 2023-01-06, Column 3 is 3, Column 4 is 75.00",
+    ]
+    numbered = b"Item,1,2,3\nA,5,6,7\n"
+    assert rows_of(SpreadsheetParser().parse(numbered, name="n.csv").blocks) == [
+        "Row 2: Item is A, 1 is 5, 2 is 6, 3 is 7"
+    ]
+
+
+@needs_corpus
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice reads .xls")
+def test_a_sheet_of_test_questions_has_no_header_line() -> None:
+    rows = rows_of(parse_file("xlsx/unstructured__tests-example.xls"))
+    assert rows[0] == (
+        "Row 1: Column 1 is MC, Column 2 is What is 2+2?, Column 3 is 4, Column 4 is correct, "
+        "Column 5 is 3, Column 6 is incorrect"
+    )
+
+
 def test_semicolon_and_pipe_delimiters() -> None:
     rows = rows_of(parse_file("csv/unstructured__semicolon-delimited.csv"))
     assert rows[0] == "Row 2: Lorem, ipsum is consectetur, dolor sit is adipiscing, amet is elit"

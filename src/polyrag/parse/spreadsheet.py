@@ -59,7 +59,7 @@ class SpreadsheetParser:
     """Excel workbooks (.xlsx, .xlsm) and delimited text (.csv, .tsv)."""
 
     media_types = frozenset({"xlsx", "csv", "tsv"})
-    version = "5"
+    version = "6"
 
     def __init__(self, limits: LimitsSettings | None = None) -> None:
         self._limits = limits or LimitsSettings()
@@ -181,6 +181,10 @@ def _table_blocks(sheet: str, rows: list[_Row], columns: list[int], caption: str
     ):
         over.append(rows.pop(0))
     header_row, data = rows[0], rows[1:]
+    if data and _headerless(header_row.cells):
+        # "MC | What is 2+2? | 4 | correct": a sheet of records from its first line, whose
+        # figures would have named the columns ("4 is int"); the columns go by their place.
+        header_row, data = _Row(header_row.number, ("",) * len(header_row.cells)), rows
     if not data:
         text = " | ".join(cell for cell in header_row.cells if cell)
         blocks.append(Block(BlockKind.TEXT, text, _rows(sheet, header_row.number)))
@@ -349,6 +353,17 @@ def _is_figure(cell: str) -> bool:
 def _is_data(cells: tuple[str, ...]) -> bool:
     """A row of figures (a year alone is a column name, not a figure)."""
     return any(_is_figure(cell) for cell in cells)
+
+
+def _headerless(cells: tuple[str, ...]) -> bool:
+    """Whether a table's first line is a record, not the names of its columns: it holds a
+    figure, and its figures do not number the columns ("1 | 2 | 3" stays a header)."""
+    figures = [cell for cell in cells if _is_figure(cell)]
+    if not figures:
+        return False
+    numbers = [cell.replace(",", "") for cell in figures]
+    counting = [str(int(numbers[0]) + i) for i in range(len(numbers))]
+    return not (numbers[0] in ("0", "1") and numbers == counting)
 
 
 def _is_header(cells: tuple[str, ...]) -> bool:
