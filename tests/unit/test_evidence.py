@@ -469,6 +469,17 @@ def test_a_row_shows_first_the_figure_under_the_column_the_question_names() -> N
     assert "Totals is 146,982" in shown.text and len(shown.text.split()) < 40
     labelled = "Row 7: Net sales — 2019: 3,642, 2018: 3,507"
     assert figures_first(labelled, content_words("net sales in 2018")) == labelled
+    # A row of words: after its name, the word under the column the question names.
+    frequencies = (
+        "Row 10: System organ class is Brain haemorrhage, Prevention of VTE after hip surgery "
+        "(VTEp) is Not known, Treatment of DVT and PE (VTEt) is Rare"
+    )
+    asked = content_words("How frequent is brain haemorrhage in the treatment of DVT (VTEt)?")
+    assert figures_first(frequencies, asked) == (
+        "Row 10: System organ class is Brain haemorrhage, Treatment of DVT and PE (VTEt) is "
+        "Rare, Prevention of VTE after hip surgery (VTEp) is Not known"
+    )
+    assert figures_first(frequencies, content_words("What is brain haemorrhage?")) == frequencies
     chunk = Chunk("r", "s", "/docs/segments.xlsx", row, Locator(sheet="S"), Modality.TABLE)
     question = "What was Zone AOA's trading operating profit in January-June 2022?"
     (shown,) = select_evidence([hit(chunk, 0.9)], question, words, budget=200)

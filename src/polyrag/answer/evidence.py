@@ -607,7 +607,8 @@ def figures_first(line: str, terms: set[str]) -> str:
     """A row sentence of "Header is value" pairs with the figures under the columns the
     question names most fully moved up, after the pairs that name the row: "Trading operating
     profit is 2170" before "Underlying Trading operating profit (b) is 2198" for "Zone AOA's
-    trading operating profit". Any other line is returned as it is."""
+    trading operating profit". In a row without figures, the words under those columns
+    after its first pair. Any other line is returned as it is."""
     row = read_row_sentence(line)
     if row is None or row.labelled:
         return line
@@ -621,6 +622,10 @@ def figures_first(line: str, terms: set[str]) -> str:
         for header in (pair.partition(" is ")[0] for pair in pairs)
     ]
     figure = [bool(FIGURE_CELL.match(pair.partition(" is ")[2])) for pair in pairs]
+    if not any(figure):
+        # A row of words ("Brain haemorrhage: Not known, Uncommon, Rare"): after its name,
+        # the value under the column the question names comes first.
+        figure = [i > 0 for i in range(len(pairs))]
     score = [
         (len(terms & words), len(terms & words) / len(words)) if figure[i] and words else (0, 0.0)
         for i, words in enumerate(named)
