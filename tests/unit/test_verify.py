@@ -331,6 +331,12 @@ def test_a_reply_about_a_quantity_no_source_writes_is_withdrawn() -> None:
     assert verdict.refused and verdict.reason == NOT_SUPPORTED
     reply_10 = reply.replace("12 g", "10 g")
     assert not verify(reply_10, [table], question=question.replace("12", "10")).refused
+    # A number of things a row is named by is asked too; a count of what is asked is not.
+    layers = item(1, "Row 2: enc-layers is 6, Language is OTSL, TEDs all is 0.955")
+    eight = "What TED score did OTSL reach with 8 encoder layers?"
+    assert verify("OTSL reached 0.955 with 8 encoder layers [1].", [layers], question=eight).refused
+    listed = "What were the 3 languages' TED scores?"
+    assert not verify("OTSL reached 0.955 [1].", [layers], question=listed).refused
     assets = item(1, "Total assets — 2019: 5,000")
     dated = "Total assets at 31 December 2019 were 5,000 [1]."
     assert not verify(dated, [assets], question="Total assets at 31 December 2019?").refused

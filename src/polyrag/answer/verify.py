@@ -638,11 +638,13 @@ _DAY_OF_MONTH = re.compile(
 
 # A bound the question compares with ("less than 100 million", "exceed $20,000"): the
 # sources need not write it, and a reply may well restate it.
-# Nor a count of things the question asks for ("the 3 dates listed", "over the 2 years").
+# Nor a count of things the question asks for ("the 3 dates listed", "over the 2 years"); but
+# a number of things it names a row by is asked ("with 8 encoder layers").
 _THRESHOLD = re.compile(
     r"\b(?:(?:less|more|greater|fewer|higher|lower|other) than|exceed(?:s|ed|ing)?|over|under|"
     r"above|below|at (?:least|most)|up to|beyond)\s+[$€£]?\s?\d[\d,.]*|"
-    r"\b\d+[ -](?:[a-z]+ )?[a-z]{2,}s\b",
+    r"\b(?:the|these|those|all|last|past|next|first|top|over|within|in)\s+"
+    r"\d+[ -](?:[a-z]+ )?[a-z]{2,}s\b",
     re.IGNORECASE,
 )
 
