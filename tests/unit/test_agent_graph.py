@@ -179,6 +179,18 @@ def test_a_computed_sum_of_money_no_source_writes_is_refused(tmp_path: Path) -> 
         "currency or an amount"
     ]
     assert len(chat.asked) == 1  # the query's decision; no reply was written
+    # The rows a result rests on count, the result's own words do not.
+    from polyrag.agent.reply import _passages
+    from polyrag.agent.steps import money_unwritten
+    from polyrag.answer.evidence import Evidence
+    from polyrag.types import Chunk, Locator
+
+    rows = Chunk("r", "s", "/docs/menu.csv", "Row 2: Item is Cake, Price is 4.50", Locator())
+    result = Evidence(1, rows, "total_amount_paid = 4.5", backing=(rows,))
+    assert money_unwritten("How much was paid for cake?", _passages([result])) == ""
+    cakes = Chunk("c", "s", "/docs/order.csv", "Row 2: Item is Cake, Quantity is 4", Locator())
+    counts = Evidence(1, cakes, "total_paid = 4", backing=(cakes,))
+    assert money_unwritten("How much was paid for cake?", _passages([counts])) == "paid"
 
 
 def test_a_failing_query_is_retried_with_its_error_and_the_answer_cites_cells(

@@ -126,6 +126,14 @@ def test_a_table_without_column_names_starts_with_its_first_record() -> None:
         "Row 1: Column 1 is Widget A, Column 2 is 2023-01-05, Column 3 is 10, Column 4 is 250.00",
         "Row 2: Column 1 is Widget B, Column 2 is 2023-01-06, Column 3 is 3, Column 4 is 75.00",
     ]
+    priced = b"Widget A,$5.50,(3),-\nWidget B,$4.00,2,-\n"  # figures of every kind
+    assert rows_of(SpreadsheetParser().parse(priced, name="p.csv").blocks)[0].startswith(
+        "Row 1: Column 1 is Widget A, Column 2 is $5.50"
+    )
+    dashed = b"Item,-,Score\nA,x,3\n"  # a dash over a column is no figure of a record
+    assert rows_of(SpreadsheetParser().parse(dashed, name="d.csv").blocks) == [
+        "Row 2: Item is A, - is x, Score is 3"
+    ]
     numbered = b"Item,1,2,3\nA,5,6,7\n"
     assert rows_of(SpreadsheetParser().parse(numbered, name="n.csv").blocks) == [
         "Row 2: Item is A, 1 is 5, 2 is 6, 3 is 7"

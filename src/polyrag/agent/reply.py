@@ -39,6 +39,15 @@ from polyrag.settings import AgentSettings
 from polyrag.types import NO_EVIDENCE_FITS, NOT_ANSWERED, Answer, Citation, Hit
 
 
+def _passages(evidence: Sequence[Evidence]) -> list[str]:
+    """The sources' text shown: each passage, and for a tool's result the chunks it rests on."""
+    return [
+        text
+        for item in evidence
+        for text in ([chunk.text for chunk in item.backing] if item.derived else [item.text])
+    ]
+
+
 def _periods_unwritten(question: str, evidence: Sequence[Evidence]) -> list[str]:
     """The years, quarters and months the question names, as it writes them, when no evidence
     shown (its text, headings or file name) writes them; none for a question about a span of
@@ -82,8 +91,8 @@ class Replier:
         if state.get("kind") in ("compute", "aggregate"):
             unseen = _periods_unwritten(question, evidence)
             # A tool's result is named by the model ("total_amount_paid = 4"): only the
-            # passages say whether the sources hold money at all.
-            money = money_unwritten(question, [item for item in evidence if not item.derived])
+            # passages, and the rows a result rests on, say whether the sources hold money.
+            money = money_unwritten(question, _passages(evidence))
             if unseen or money:
                 # "How many background checks did Texas have in December 2015?" over the
                 # report of November 2015: a query or a calculation over what the sources

@@ -8,7 +8,7 @@ tools. A step never decides the control flow; the caller does.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -464,7 +464,7 @@ def _refused_by_code(
             f"write {', '.join(written[:3])}",
             {"asked": years, "written": written[:10]},
         )
-    asked = money_unwritten(question, evidence)
+    asked = money_unwritten(question, (item.text for item in evidence))
     if asked and not verdict.computed:
         # "What is the price of the cake?" over a receipt that lists quantities only: its "1"
         # became "$1.00". No passage shown writes a price, a currency or an amount.
@@ -476,12 +476,12 @@ def _refused_by_code(
     return None
 
 
-def money_unwritten(question: str, passages: Sequence[Evidence]) -> str:
+def money_unwritten(question: str, passages: Iterable[str]) -> str:
     """The words by which a question asks for an amount of money ("price", "paid") when no
     passage writes a price, a currency or an amount, or "": then any figure given for it
     is another thing's (a receipt's quantities summed as "the total amount paid")."""
     asked = _ASKS_MONEY.search(question)
-    if asked is None or any(_WRITES_MONEY.search(item.text) for item in passages):
+    if asked is None or any(_WRITES_MONEY.search(text) for text in passages):
         return ""
     return asked.group(0)
 

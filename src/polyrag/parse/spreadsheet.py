@@ -358,12 +358,14 @@ def _is_data(cells: tuple[str, ...]) -> bool:
 def _headerless(cells: tuple[str, ...]) -> bool:
     """Whether a table's first line is a record, not the names of its columns: it holds a
     figure, and its figures do not number the columns ("1 | 2 | 3" stays a header)."""
-    figures = [cell for cell in cells if _is_figure(cell)]
+    # A dash over a column is no record's figure.
+    figures = [cell.replace(",", "") for cell in cells if cell not in _NIL and _is_figure(cell)]
     if not figures:
         return False
-    numbers = [cell.replace(",", "") for cell in figures]
-    counting = [str(int(numbers[0]) + i) for i in range(len(numbers))]
-    return not (numbers[0] in ("0", "1") and numbers == counting)
+    start = figures[0]
+    return not (
+        start in ("0", "1") and figures == [str(int(start) + i) for i in range(len(figures))]
+    )
 
 
 def _is_header(cells: tuple[str, ...]) -> bool:
