@@ -727,7 +727,7 @@ def _counts_the_rows_thing(counted: str, select: exp.Select) -> bool:
         if not literal.is_string:
             continue
         value = _TOKEN.findall(literal.this.lower().replace("%", " "))
-        if value and first in {value[0], value[0] + "s", value[0] + "es"}:
+        if value and _plural_in(value[0], [first]):
             return all(_plural_in(word, words) for word in value)
     return False
 

@@ -29,7 +29,7 @@ from polyrag.agent.grounding import (
 from polyrag.agent.questions import AGES, bridge_of, older_by_dates
 from polyrag.agent.run import PER_ROUND, Run
 from polyrag.agent.state import AgentState, hit_from_dict, outcome_from_dict
-from polyrag.agent.steps import YES_NO, Steps, money_unwritten
+from polyrag.agent.steps import YES_NO, Steps, money_refused, money_unwritten
 from polyrag.agent.trace import Trace
 from polyrag.answer.evidence import Evidence, label, render, title
 from polyrag.answer.prompts import prompt
@@ -101,8 +101,7 @@ class Replier:
                 why = (
                     f"the question asks about {', '.join(unseen)}, which no source shown writes"
                     if unseen
-                    else f"the question asks for money ({money}) and no passage writes a "
-                    "price, a currency or an amount"
+                    else money_refused(money)
                 )
                 run.trace.add(
                     "answered",

@@ -468,12 +468,16 @@ def _refused_by_code(
     if asked and not verdict.computed:
         # "What is the price of the cake?" over a receipt that lists quantities only: its "1"
         # became "$1.00". No passage shown writes a price, a currency or an amount.
-        return (
-            f"the question asks for money ({asked}) and no passage writes a price, a "
-            "currency or an amount",
-            {"asked": asked},
-        )
+        return money_refused(asked), {"asked": asked}
     return None
+
+
+def money_refused(asked: str) -> str:
+    """Why a reply to a question asking for money (`asked`, from `money_unwritten`) is refused."""
+    return (
+        f"the question asks for money ({asked}) and no passage writes a price, a currency or "
+        "an amount"
+    )
 
 
 def money_unwritten(question: str, passages: Iterable[str]) -> str:
